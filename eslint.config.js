@@ -1,0 +1,159 @@
+// @ts-check
+import eslint from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+
+/**
+ * Layer boundaries (design.md §1): imports flow one way. Each entry forbids a layer from
+ * reaching "upwards" or sideways into layers it must not know about.
+ * @param {string[]} layers
+ */
+const forbidLayers = (layers) =>
+  layers.map((layer) => ({
+    group: [`**/${layer}/*`, `**/${layer}`, `../${layer}/*`, `../../${layer}/*`],
+    message: `This layer must not import from src/${layer} (design.md §1: imports flow one way).`,
+  }));
+
+const uiPackages = [
+  {
+    group: ['ink', 'ink/*', 'react', 'react/*'],
+    message: 'Only src/monitor/tui may load ink/React.',
+  },
+];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'schemas/**'] },
+  eslint.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  ...tseslint.configs.stylisticTypeChecked,
+  {
+    languageOptions: {
+      globals: globals.node,
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-console': 'error',
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    files: ['src/core/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [...forbidLayers(['cli', 'monitor']), ...uiPackages] },
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'argv', message: 'The core is a library: take options.' },
+        {
+          object: 'process',
+          property: 'exit',
+          message: 'The core returns results; cli/exit.ts exits.',
+        },
+        { object: 'process', property: 'stdout', message: 'The core reports through reporters.' },
+      ],
+    },
+  },
+  {
+    files: ['src/plan/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...forbidLayers(['cli', 'core', 'agents', 'monitor', 'safety', 'guard', 'hooks']),
+            ...uiPackages,
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/state/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...forbidLayers([
+              'cli',
+              'core',
+              'agents',
+              'monitor',
+              'plan',
+              'safety',
+              'guard',
+              'hooks',
+            ]),
+            ...uiPackages,
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/util/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...forbidLayers([
+              'cli',
+              'core',
+              'agents',
+              'monitor',
+              'plan',
+              'state',
+              'safety',
+              'guard',
+              'hooks',
+            ]),
+            ...uiPackages,
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/agents/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...forbidLayers([
+              'cli',
+              'core',
+              'plan',
+              'state',
+              'monitor',
+              'safety',
+              'guard',
+              'hooks',
+            ]),
+            ...uiPackages,
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/cli/**/*.ts'],
+    rules: { 'no-console': 'off' },
+  },
+  {
+    files: ['**/*.test.ts', 'test/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      'no-console': 'off',
+    },
+  },
+);

@@ -1,0 +1,61 @@
+/**
+ * Typed errors with stable codes. Expected outcomes (complete, limits reached, …) are results,
+ * not errors; these are for things a person has to fix. One handler (cli/exit.ts) prints them
+ * and sets the exit code, so every layer can throw them without knowing about the terminal.
+ */
+
+export type ErrorCode =
+  | 'INVALID_JSON'
+  | 'INVALID_YAML'
+  | 'INVALID_TASK_LIST'
+  | 'INVALID_CONFIG'
+  | 'TASK_LIST_NOT_FOUND'
+  | 'LOOP_DIR_NOT_FOUND'
+  | 'NOT_A_GIT_REPO'
+  | 'DETACHED_HEAD'
+  | 'LOCKED'
+  | 'ALREADY_EXISTS'
+  | 'USAGE'
+  | 'IO';
+
+/** Exit codes of design.md §4: 2 is invalid input or configuration. */
+export const EXIT_INVALID_INPUT = 2;
+
+/** Where in a file a problem is: 1-based line and column, and/or a field path such as `userStories[3].passes`. */
+export interface SourceLocation {
+  file: string;
+  line?: number;
+  column?: number;
+  field?: string;
+}
+
+export class RalphError extends Error {
+  override readonly name: string = 'RalphError';
+  readonly code: ErrorCode;
+  readonly exitCode: number;
+  readonly hint: string | undefined;
+  readonly location: SourceLocation | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { hint?: string; exitCode?: number; location?: SourceLocation; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.exitCode = options.exitCode ?? EXIT_INVALID_INPUT;
+    this.hint = options.hint;
+    this.location = options.location;
+  }
+}
+
+/** Renders `file:line:column (field)` for messages; parts that are unknown are left out. */
+export function formatLocation(location: SourceLocation): string {
+  let text = location.file;
+  if (location.line !== undefined) {
+    text += `:${location.line}`;
+    if (location.column !== undefined) text += `:${location.column}`;
+  }
+  if (location.field !== undefined && location.field !== '') text += ` (field ${location.field})`;
+  return text;
+}
