@@ -1,0 +1,91 @@
+import { Command } from '@commander-js/extra-typings';
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import { basename, relative } from 'node:path';
+import { loopPaths, resolveLoopDir } from '../../state/paths.js';
+import { writeFileAtomic } from '../../state/atomic-write.js';
+import { RalphError } from '../../util/errors.js';
+import { writeLine, type CliContext } from '../context.js';
+import { reportError } from '../exit.js';
+import type { SetExitCode } from '../program.js';
+import { loadCommandConfig } from '../settings.js';
+
+/** The scaffold, in the order it is listed to the user. Templates ship in the package's templates/. */
+const SCAFFOLD = [
+  { template: 'prompt.md', target: 'prompt', about: 'the prompt every iteration receives' },
+  { template: 'prd.json', target: 'prd', about: 'the task list: replace the example stories' },
+  { template: 'spec.md', target: 'spec', about: 'the requirements the stories come from' },
+  { template: 'progress.txt', target: 'progress', about: 'the log the agent appends to' },
+] as const;
+
+const TEMPLATES_DIR = new URL('../../../templates/', import.meta.url);
+
+export function initCommand(context: CliContext, setExitCode: SetExitCode) {
+  return new Command('init')
+    .description(
+      'Create a loop directory with prompt.md (a test-first, one-story-per-session prompt),\n' +
+        'an example prd.json, a spec.md skeleton and progress.txt. Never overwrites: if any of\n' +
+        'these files exists, nothing is written.',
+    )
+    .argument('[dir]', 'loop directory to create (default: .ralph/<git branch>/)')
+    .action(async (dir) => {
+      try {
+        const config = await loadCommandConfig(context);
+        const resolved = await resolveLoopDir({
+          dir,
+          cwd: context.cwd,
+          protectedBranches: config.protectedBranches,
+        });
+        for (const warning of resolved.warnings)
+          writeLine(context.stderr, `ralph: warning: ${warning}`);
+        const written = await scaffold(resolved.dir, resolved.branch ?? basename(resolved.dir));
+        const shown = relative(context.cwd, resolved.dir) || '.';
+        writeLine(context.stdout, `Created ${shown}/`);
+        for (const file of written)
+          writeLine(context.stdout, `  ${file.name.padEnd(13)} ${file.about}`);
+        writeLine(context.stdout);
+        writeLine(context.stdout, 'Next: write your stories into spec.md and prd.json, then run');
+        writeLine(context.stdout, `  ralph validate${dir === undefined ? '' : ` ${dir}`}`);
+      } catch (error) {
+        setExitCode(reportError(error, context, false));
+      }
+    });
+}
+
+async function scaffold(dir: string, feature: string): Promise<{ name: string; about: string }[]> {
+  const paths = loopPaths(dir);
+  const targets = SCAFFOLD.map((entry) => ({ ...entry, path: paths[entry.target] }));
+  const existing = [];
+  for (const target of targets) {
+    if ((await stat(target.path).catch(() => undefined)) !== undefined) existing.push(target.path);
+  }
+  if (existing.length > 0) {
+    throw new RalphError('ALREADY_EXISTS', `refusing to overwrite: ${existing.join(', ')}`, {
+      hint: 'ralph init never replaces files; move them away or pick another DIR',
+    });
+  }
+  const values = { feature, createdAt: new Date().toISOString() };
+  // Render everything before writing anything, so a missing template cannot leave half a scaffold.
+  const rendered = await Promise.all(
+    targets.map(async (target) => ({
+      ...target,
+      text: render(
+        await readFile(new URL(target.template, TEMPLATES_DIR), 'utf8'),
+        target.template.endsWith('.json') ? jsonEscaped(values) : values,
+      ),
+    })),
+  );
+  await mkdir(dir, { recursive: true });
+  for (const file of rendered) await writeFileAtomic(file.path, file.text);
+  return rendered.map((file) => ({ name: basename(file.path), about: file.about }));
+}
+
+function render(template: string, values: Record<string, string>): string {
+  return template.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => values[key] ?? whole);
+}
+
+/** A branch name may hold characters JSON must escape (git allows `"`). */
+function jsonEscaped(values: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(values).map(([key, value]) => [key, JSON.stringify(value).slice(1, -1)]),
+  );
+}

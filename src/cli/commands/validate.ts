@@ -1,0 +1,81 @@
+import { Command } from '@commander-js/extra-typings';
+import { relative } from 'node:path';
+import { runPreflight, type PreflightReport } from '../../core/preflight.js';
+import { writeLine, type CliContext } from '../context.js';
+import { ExitCode, reportError } from '../exit.js';
+import { markLine, useColor, writeJson } from '../output.js';
+import type { SetExitCode } from '../program.js';
+import { agentProbeFor, loadCommandConfig } from '../settings.js';
+
+export function validateCommand(context: CliContext, setExitCode: SetExitCode) {
+  return new Command('validate')
+    .description(
+      'Run the preflight checks of `ralph run` without starting anything: git branch, loop\n' +
+        'directory, required files, task-list schema, spec.md structure, spec.md ↔ task-list sync,\n' +
+        'amendments, the agent CLI and its version, and no nesting inside a Claude Code session.\n' +
+        'Exit 0 when no check fails (warnings allowed), 2 otherwise.',
+    )
+    .argument('[dir]', 'loop directory (default: .ralph/<git branch>/)')
+    .option('--json', 'print the report as JSON: {ok, branch, loopDir, checks[]}')
+    .action(async (dir, options) => {
+      try {
+        const config = await loadCommandConfig(context);
+        const report = await runPreflight({
+          cwd: context.cwd,
+          dir,
+          env: context.env,
+          protectedBranches: config.protectedBranches,
+          agent: agentProbeFor(config, context),
+        });
+        if (options.json === true) {
+          const { taskList: _document, ...rest } = report;
+          writeJson(context, rest);
+        } else {
+          printReport(report, context);
+        }
+        setExitCode(report.ok ? ExitCode.ok : ExitCode.invalidInput);
+      } catch (error) {
+        setExitCode(reportError(error, context, options.json === true));
+      }
+    });
+}
+
+function printReport(report: PreflightReport, context: CliContext): void {
+  const color = useColor(context);
+  const out = context.stdout;
+  writeLine(out, `Preflight checks for branch: ${report.branch ?? '(none)'}`);
+  writeLine(out, `Loop directory: ${displayDir(context.cwd, report.loopDir)}`);
+  writeLine(out);
+  for (const check of report.checks) {
+    writeLine(out, markLine(check.status, check.message, color));
+    for (const detail of check.details) writeLine(out, `    - ${detail}`);
+    if (check.hint !== undefined && check.status !== 'pass')
+      writeLine(out, `    hint: ${check.hint}`);
+  }
+  writeLine(out);
+  const failures = report.checks.filter((check) => check.status === 'fail').length;
+  const warnings = report.checks.filter((check) => check.status === 'warn').length;
+  if (failures === 0) {
+    writeLine(
+      out,
+      warnings === 0
+        ? 'All checks passed. Ready to run.'
+        : `No errors, ${plural(warnings, 'warning')}. Ready to run.`,
+    );
+  } else {
+    writeLine(
+      out,
+      `${plural(failures, 'check')} failed${warnings > 0 ? `, ${plural(warnings, 'warning')}` : ''}. Fix the errors above before running.`,
+    );
+  }
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+function displayDir(cwd: string, dir: string): string {
+  const shown = relative(cwd, dir);
+  if (shown === '') return './';
+  return shown.startsWith('..') ? dir : `${shown}/`;
+}

@@ -1,0 +1,23 @@
+import type { CliContext } from './context.js';
+
+export type Mark = 'pass' | 'warn' | 'fail' | 'info';
+
+const SYMBOLS: Record<Mark, string> = { pass: '✓', warn: '⚠', fail: '✗', info: '•' };
+const COLORS: Record<Mark, number> = { pass: 32, warn: 33, fail: 31, info: 36 };
+
+/** Colour only for a terminal, and never when NO_COLOR is set (no-color.org) or TERM=dumb. */
+export function useColor(context: CliContext): boolean {
+  const stream = context.stdout as NodeJS.WritableStream & { isTTY?: boolean };
+  if (context.env.NO_COLOR !== undefined && context.env.NO_COLOR !== '') return false;
+  if (context.env.FORCE_COLOR !== undefined && context.env.FORCE_COLOR !== '0') return true;
+  return stream.isTTY === true && context.env.TERM !== 'dumb';
+}
+
+export function markLine(mark: Mark, text: string, color: boolean): string {
+  const symbol = SYMBOLS[mark];
+  return color ? `\u001b[${COLORS[mark]}m${symbol}\u001b[0m ${text}` : `${symbol} ${text}`;
+}
+
+export function writeJson(context: CliContext, value: unknown): void {
+  context.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}

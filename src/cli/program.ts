@@ -1,0 +1,52 @@
+import { Command } from '@commander-js/extra-typings';
+import { createRequire } from 'node:module';
+import { initCommand } from './commands/init.js';
+import { statusCommand } from './commands/status.js';
+import { validateCommand } from './commands/validate.js';
+import type { CliContext } from './context.js';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+/** How a command reports its exit code back to main() without touching process globals. */
+export type SetExitCode = (code: number) => void;
+
+export function createProgram(context: CliContext, setExitCode: SetExitCode): Command {
+  const program = new Command()
+    .name('ralph')
+    .description(
+      'Run an AI coding agent (Claude Code) in a loop over a task list (prd.json or\n' +
+        'feature_list.json), one fresh agent process per story, until every story passes.',
+    )
+    .version(version, '-V, --version', 'print the ralph version')
+    .helpOption('-h, --help', 'show help for a command')
+    .showSuggestionAfterError(true)
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 complete/valid, 1 stopped early (limit, breaker, error), 2 invalid input or config,\n' +
+        '130 interrupted.\nLoop directory: DIR as given, or .ralph/<git branch>/ in the current repository.\n' +
+        'Docs: README.md. Environment: RALPH_* variables override config files (see README).',
+    );
+  program.configureOutput({
+    writeOut: (text) => context.stdout.write(text),
+    writeErr: (text) => context.stderr.write(text),
+  });
+  program.exitOverride();
+
+  for (const command of [
+    initCommand(context, setExitCode),
+    validateCommand(context, setExitCode),
+    statusCommand(context, setExitCode),
+  ]) {
+    program.addCommand(command);
+  }
+  // Subcommands inherit output and exit handling so `ralph init --bogus` behaves like `ralph --bogus`.
+  for (const command of program.commands) {
+    command.configureOutput({
+      writeOut: (text) => context.stdout.write(text),
+      writeErr: (text) => context.stderr.write(text),
+    });
+    command.exitOverride();
+    command.showSuggestionAfterError(true);
+  }
+  return program;
+}

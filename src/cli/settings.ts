@@ -1,0 +1,31 @@
+import { createClaudeProbe } from '../agents/claude/probe.js';
+import type { AgentProbe } from '../agents/types.js';
+import type { Config, ConfigFile } from '../state/config-schema.js';
+import { loadConfig } from '../state/config.js';
+import { findGitRepo } from '../state/git.js';
+import { homeDirOf, writeLine, type CliContext } from './context.js';
+
+/**
+ * Loads the configuration every command shares: files found from the repository around cwd,
+ * RALPH_* environment, and the command's own flags. Config warnings go to stderr so that
+ * `--json` output on stdout stays parseable.
+ */
+export async function loadCommandConfig(
+  context: CliContext,
+  flags: ConfigFile = {},
+): Promise<Config> {
+  const repo = await findGitRepo(context.cwd).catch(() => undefined);
+  const loaded = await loadConfig({
+    homeDir: homeDirOf(context),
+    env: context.env,
+    repoRoot: repo?.root,
+    flags,
+  });
+  for (const warning of loaded.warnings) writeLine(context.stderr, `ralph: warning: ${warning}`);
+  return loaded.config;
+}
+
+/** The agent ralph would run, as configured: RALPH_CLAUDE_BIN / agents.claude.command / `claude` on PATH. */
+export function agentProbeFor(config: Config, context: CliContext): AgentProbe {
+  return createClaudeProbe(config.agents.claude.command ?? 'claude', context.env);
+}

@@ -1,0 +1,278 @@
+import { readFile, stat } from 'node:fs/promises';
+import { basename, relative } from 'node:path';
+import type { AgentProbe } from '../agents/types.js';
+import { readTaskListFile, type TaskListDocument } from '../plan/read.js';
+import { checkSpecSync } from '../plan/spec-sync.js';
+import { parseSpec, structureProblems, type Spec } from '../plan/spec.js';
+import { findGitRepo } from '../state/git.js';
+import { findTaskListFile, loopPaths, resolveLoopDir } from '../state/paths.js';
+import { formatLocation, RalphError } from '../util/errors.js';
+
+/**
+ * The preflight of the Ralph Hybrid spec: everything a run needs, checked before any agent
+ * starts. `ralph validate` prints it; `ralph run` refuses to start when a check fails.
+ */
+
+export type CheckStatus = 'pass' | 'warn' | 'fail';
+
+export interface PreflightCheck {
+  /** Stable machine name: branch, protected-branch, folder, files, task-list, spec, sync, agent, nested. */
+  name: string;
+  status: CheckStatus;
+  message: string;
+  details: string[];
+  hint: string | undefined;
+}
+
+export interface PreflightReport {
+  ok: boolean;
+  branch: string | undefined;
+  loopDir: string;
+  checks: PreflightCheck[];
+  /** The parsed task list when it could be read, so callers need not read it twice. */
+  taskList: TaskListDocument | undefined;
+}
+
+export interface PreflightOptions {
+  cwd: string;
+  /** The loop directory as the user gave it; undefined derives it from the git branch. */
+  dir: string | undefined;
+  env: Readonly<Record<string, string | undefined>>;
+  protectedBranches: readonly string[];
+  agent: AgentProbe;
+}
+
+function check(
+  name: string,
+  status: CheckStatus,
+  message: string,
+  extra: { details?: string[]; hint?: string | undefined } = {},
+): PreflightCheck {
+  return { name, status, message, details: extra.details ?? [], hint: extra.hint };
+}
+
+export async function runPreflight(options: PreflightOptions): Promise<PreflightReport> {
+  const checks: PreflightCheck[] = [];
+  const { branch, loopDir } = await checkBranch(options, checks);
+  const taskList = loopDir === undefined ? undefined : await checkLoopDir(loopDir, options, checks);
+  await checkAgent(options, checks);
+  const shownDir = loopDir ?? options.dir ?? '';
+  return {
+    ok: checks.every((each) => each.status !== 'fail'),
+    branch,
+    loopDir: shownDir,
+    checks,
+    taskList,
+  };
+}
+
+async function checkBranch(
+  options: PreflightOptions,
+  checks: PreflightCheck[],
+): Promise<{ branch: string | undefined; loopDir: string | undefined }> {
+  // The agent commits its work, so the repository around cwd matters even with an explicit DIR.
+  const repo = await findGitRepo(options.cwd).catch(() => undefined);
+  if (repo === undefined) {
+    checks.push(
+      check('branch', 'fail', `Not in a git repository: ${options.cwd}`, {
+        hint: 'the agent commits each story; run `git init` (or cd into your repository) first',
+      }),
+    );
+  } else if (repo.branch === undefined) {
+    checks.push(
+      check('branch', 'fail', 'No branch: HEAD is detached', {
+        hint: 'check out a branch: git switch -c feature/<name>',
+      }),
+    );
+  } else {
+    checks.push(check('branch', 'pass', `Branch detected: ${repo.branch}`));
+    if (options.protectedBranches.includes(repo.branch)) {
+      checks.push(
+        check('protected-branch', 'warn', `On protected branch '${repo.branch}'`, {
+          hint: 'the agent will commit here; consider a feature branch: git switch -c feature/<name>',
+        }),
+      );
+    }
+  }
+  try {
+    const resolved = await resolveLoopDir({
+      dir: options.dir,
+      cwd: options.cwd,
+      protectedBranches: options.protectedBranches,
+    });
+    return { branch: repo?.branch, loopDir: resolved.dir };
+  } catch (error) {
+    // Without DIR the folder comes from the branch; the branch check above already says why not.
+    if (error instanceof RalphError) return { branch: repo?.branch, loopDir: undefined };
+    throw error;
+  }
+}
+
+async function checkLoopDir(
+  loopDir: string,
+  options: PreflightOptions,
+  checks: PreflightCheck[],
+): Promise<TaskListDocument | undefined> {
+  const shown = displayPath(options.cwd, loopDir);
+  const stats = await stat(loopDir).catch(() => undefined);
+  if (!stats?.isDirectory()) {
+    checks.push(
+      check('folder', 'fail', `Loop directory not found: ${shown}`, {
+        hint:
+          options.dir === undefined
+            ? 'create it with `ralph init`'
+            : `create it with \`ralph init ${options.dir}\``,
+      }),
+    );
+    return undefined;
+  }
+  checks.push(check('folder', 'pass', `Folder exists: ${shown}`));
+
+  const paths = loopPaths(loopDir);
+  const found = await findTaskListFile(loopDir);
+  const missing: string[] = [];
+  if (found === undefined) missing.push('prd.json (or feature_list.json)');
+  const hasProgress = await isFile(paths.progress);
+  const hasSpec = await isFile(paths.spec);
+  if (found === undefined) {
+    checks.push(
+      check('files', 'fail', `Missing task list in ${shown}: ${missing.join(', ')}`, {
+        hint: 'create one with `ralph init`, or copy your prd.json / feature_list.json into the loop directory',
+      }),
+    );
+  } else {
+    checks.push(check('files', 'pass', 'Required files present', { details: found.warnings }));
+  }
+  if (!hasProgress) {
+    checks.push(
+      check('files', 'warn', 'progress.txt missing', {
+        hint: 'ralph creates it on the first run; `ralph init` writes one with a header',
+      }),
+    );
+  }
+  if (!hasSpec) {
+    checks.push(
+      check('files', 'warn', 'spec.md missing: the sync check is skipped', {
+        hint: 'spec.md holds the requirements the task list is derived from (see `ralph init`)',
+      }),
+    );
+  }
+
+  const document = found === undefined ? undefined : await checkTaskList(found.path, checks);
+  if (hasSpec) {
+    const spec = await checkSpec(paths.spec, checks);
+    if (document !== undefined) checkSync(spec, document, checks);
+  }
+  return document;
+}
+
+async function checkTaskList(
+  path: string,
+  checks: PreflightCheck[],
+): Promise<TaskListDocument | undefined> {
+  const name = basename(path);
+  try {
+    const document = await readTaskListFile(path);
+    const { stories } = document.taskList;
+    const passing = stories.filter((story) => story.passes).length;
+    checks.push(
+      check(
+        'task-list',
+        'pass',
+        `${name} schema valid (${FORMAT_NAMES[document.taskList.format]}, ${stories.length} stories, ${passing} passing)`,
+      ),
+    );
+    return document;
+  } catch (error) {
+    if (!(error instanceof RalphError)) throw error;
+    const where = error.location ? formatLocation(error.location) : path;
+    checks.push(
+      check('task-list', 'fail', `${name} is invalid`, {
+        details: [`${where}: ${error.message}`],
+        hint: error.hint,
+      }),
+    );
+    return undefined;
+  }
+}
+
+const FORMAT_NAMES: Record<TaskListDocument['taskList']['format'], string> = {
+  'prd-hybrid': 'ralph-hybrid prd.json',
+  'prd-snarktank': 'snarktank prd.json',
+  'feature-list-object': 'feature_list.json',
+  'feature-list-array': 'feature list array',
+};
+
+async function checkSpec(path: string, checks: PreflightCheck[]): Promise<Spec> {
+  const spec = parseSpec(await readFile(path, 'utf8'), path);
+  const problems = structureProblems(spec);
+  const errors = problems.filter((problem) => problem.severity === 'error');
+  const warnings = problems.filter((problem) => problem.severity === 'warning');
+  if (errors.length > 0) {
+    checks.push(
+      check('spec', 'fail', 'spec.md structure invalid', {
+        details: errors.map((each) => each.message),
+      }),
+    );
+  }
+  for (const warning of warnings) checks.push(check('spec', 'warn', `spec.md: ${warning.message}`));
+  if (problems.length === 0) checks.push(check('spec', 'pass', 'spec.md structure valid'));
+  return spec;
+}
+
+function checkSync(spec: Spec, document: TaskListDocument, checks: PreflightCheck[]): void {
+  const findings = checkSpecSync(spec, document.taskList, {
+    taskListFile: basename(document.file),
+  });
+  const errors = findings.filter((finding) => finding.severity === 'error');
+  const warnings = findings.filter((finding) => finding.severity === 'warning');
+  if (errors.length > 0) {
+    checks.push(
+      check('sync', 'fail', 'Sync check failed:', {
+        details: errors.map((each) => each.message),
+        hint: errors.find((each) => each.hint !== undefined)?.hint,
+      }),
+    );
+  }
+  for (const warning of warnings) {
+    checks.push(check('sync', 'warn', warning.message, { hint: warning.hint }));
+  }
+  if (errors.length === 0) checks.push(check('sync', 'pass', 'Sync check passed'));
+}
+
+async function checkAgent(options: PreflightOptions, checks: PreflightCheck[]): Promise<void> {
+  const result = await options.agent.probe();
+  if (result.found && result.problem === undefined) {
+    checks.push(
+      check(
+        'agent',
+        'pass',
+        `Claude Code found: ${result.command} ${result.version ?? '(version unknown)'}`,
+      ),
+    );
+  } else {
+    checks.push(
+      check('agent', 'fail', `Claude Code not usable: ${result.problem ?? 'unknown problem'}`, {
+        hint: 'install it (npm install -g @anthropic-ai/claude-code) or point ralph at it with RALPH_CLAUDE_BIN or agents.claude.command in config',
+      }),
+    );
+  }
+  const nested = options.env.CLAUDECODE;
+  if (nested !== undefined && nested !== '') {
+    checks.push(
+      check('nested', 'fail', 'Running inside a Claude Code session (CLAUDECODE is set)', {
+        hint: 'start ralph from a normal terminal: a loop inside an agent session would nest agents',
+      }),
+    );
+  }
+}
+
+function displayPath(cwd: string, path: string): string {
+  const shown = relative(cwd, path);
+  return shown === '' ? '.' : shown.startsWith('..') ? path : `${shown}/`;
+}
+
+async function isFile(path: string): Promise<boolean> {
+  const stats = await stat(path).catch(() => undefined);
+  return stats?.isFile() ?? false;
+}

@@ -1,0 +1,320 @@
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { RalphError } from '../util/errors.js';
+import { parseTaskList, readTaskListFile } from './read.js';
+import type { TaskListFormat } from './types.js';
+
+const corpus = resolve(process.cwd(), '../shared/corpus/plans');
+const read = (name: string) => parseTaskList(readFileSync(join(corpus, name), 'utf8'), name);
+
+function failure(text: string, file = 'prd.json'): RalphError {
+  try {
+    parseTaskList(text, file);
+  } catch (error) {
+    if (error instanceof RalphError) return error;
+    throw error;
+  }
+  throw new Error('expected parseTaskList to fail');
+}
+
+/** 1-based column of `needle` on 1-based `line` of `text` (ASCII test texts only). */
+function columnOf(text: string, line: number, needle: string): number {
+  const found = text.split('\n')[line - 1]?.indexOf(needle) ?? -1;
+  if (found === -1) throw new Error(`${needle} is not on line ${line}`);
+  return found + 1;
+}
+
+const expected: Record<string, [TaskListFormat, number, number]> = {
+  'agentic-loop-prd.json': ['prd-hybrid', 1, 1],
+  'appointment-feature-list.json': ['feature-list-object', 36, 5],
+  'ccextractor-prd.json': ['feature-list-array', 8, 2],
+  'fleet-e2e-toy-features.json': ['feature-list-array', 3, 3],
+  'freeyt-features.json': ['feature-list-object', 7, 3],
+  'hybrid-33-archived-complete.json': ['prd-hybrid', 23, 23],
+  'hybrid-33-midrun.json': ['prd-hybrid', 23, 12],
+  'hybrid-526-oauth.json': ['prd-hybrid', 22, 3],
+  'hybrid-decimal-ids-current.json': ['prd-hybrid', 4, 2],
+  'hybrid-decimal-ids-unsorted.json': ['prd-hybrid', 4, 0],
+  'hybrid-f21-sync.json': ['prd-hybrid', 9, 9],
+  'hybrid-test-project.json': ['prd-hybrid', 5, 0],
+  'kasmproxy-features.json': ['feature-list-object', 8, 8],
+  'magic-tower-feature-list-early.json': ['feature-list-array', 174, -1],
+  'magic-tower-feature-list-late.json': ['feature-list-array', 174, -1],
+  'mathweb-feature-list.json': ['feature-list-array', 216, -1],
+  'mini-jwt-feature-list.json': ['feature-list-object', 38, -1],
+  'ralph-cli-sandboxed-prd.json': ['feature-list-array', 4, 4],
+  'ralph-tui-conflict-prd.json': ['prd-snarktank', 4, 0],
+  'ralph-tui-sample-prd.json': ['prd-snarktank', 2, 0],
+  'ralph-tui-test-prd.json': ['prd-snarktank', 5, -1],
+  'ralph-ultra-prd.json': ['prd-snarktank', 12, 8],
+  'ralphx-prd.json': ['prd-hybrid', 7, -1],
+  'snarktank-prd-example.json': ['prd-snarktank', 4, 0],
+  'vibe-kanban-prd.json': ['prd-snarktank', 4, -1],
+  'yisu-prd-zh.json': ['prd-hybrid', 7, -1],
+};
+
+describe('parseTaskList on the corpus', () => {
+  it('covers every corpus file', async () => {
+    const names = (await readdir(corpus)).filter((name) => name.endsWith('.json'));
+    expect(names.sort()).toEqual(Object.keys(expected).sort());
+  });
+
+  it.each(Object.entries(expected))('reads %s', (name, [format, total, passing]) => {
+    const { taskList } = read(name);
+    expect(taskList.format).toBe(format);
+    expect(taskList.stories).toHaveLength(total);
+    if (passing >= 0) expect(taskList.stories.filter((s) => s.passes)).toHaveLength(passing);
+    taskList.stories.forEach((story, index) => {
+      expect(story.index).toBe(index);
+      expect(story.title).not.toBe('');
+    });
+  });
+
+  it('maps a hybrid story field by field', () => {
+    const story = read('hybrid-526-oauth.json').taskList.stories[0]!;
+    expect(story).toMatchObject({ id: 'STORY-001', hasId: true, priority: 1, dependsOn: [] });
+    expect(story.acceptanceCriteria.length).toBeGreaterThan(0);
+    expect(read('hybrid-526-oauth.json').taskList.stories.some((s) => s.mcpServers)).toBe(true);
+  });
+
+  it('reads a missing passes field as open (ralph-tui-sample-prd.json)', () => {
+    const { taskList } = read('ralph-tui-sample-prd.json');
+    expect(taskList.stories.map((s) => s.passes)).toEqual([false, false]);
+    expect(taskList.name).toBe('Sample Feature');
+    expect(taskList.branchName).toBe('feature/sample-feature');
+    expect(taskList.stories[1]!.dependsOn).toEqual(['US-001']);
+  });
+
+  it('synthesises #1, #2… for items without ids', () => {
+    const stories = read('magic-tower-feature-list-late.json').taskList.stories;
+    expect(stories[0]).toMatchObject({ id: '#1', hasId: false, priority: undefined });
+    expect(stories[173]!.id).toBe('#174');
+    expect(stories[0]!.acceptanceCriteria).toEqual(expect.any(Array));
+    expect(stories[0]!.category).toEqual(expect.any(String));
+  });
+
+  it('takes a title from name, or else the first line of the description', () => {
+    const fleet = read('fleet-e2e-toy-features.json').taskList.stories;
+    expect(fleet[1]).toMatchObject({ title: 'Implement help command', description: '' });
+    const sandboxed = read('ralph-cli-sandboxed-prd.json').taskList.stories[0]!;
+    expect(sandboxed.title).toBe('Example: Project builds successfully');
+    expect(sandboxed.acceptanceCriteria).toEqual([
+      'Run the build command',
+      'Verify no errors occur',
+    ]);
+  });
+
+  it('reads "stories" and a slug id (ralphx-prd.json, agentic-loop-prd.json)', () => {
+    const ralphx = read('ralphx-prd.json').taskList;
+    expect(ralphx.stories[0]!.id).toBe('docs');
+    expect(ralphx.name).toBe(JSON.parse(readFileSync(join(corpus, 'ralphx-prd.json'), 'utf8')).projectName);
+    const agentic = read('agentic-loop-prd.json').taskList;
+    expect(agentic.name).toBe('Activity Feed Smoke Test');
+    expect(agentic.stories[0]).toMatchObject({ id: 'FEED-001', passes: true, dependsOn: [] });
+  });
+
+  it('reads dependencies as dependsOn (appointment-feature-list.json)', () => {
+    const { taskList } = read('appointment-feature-list.json');
+    expect(taskList.name).toBe('appointment_system');
+    expect(taskList.stories[1]!.dependsOn).toEqual(['FEAT-001']);
+    expect(taskList.stories[0]!.title).toBe('项目依赖配置与 Maven 设置');
+  });
+
+  it('normalises word priorities, with critical above high (mathweb-feature-list.json)', () => {
+    const stories = read('mathweb-feature-list.json').taskList.stories;
+    expect(stories.slice(0, 4).map((s) => s.priority)).toEqual([1, 1, 1, 0]);
+    expect(new Set(stories.map((s) => s.priority))).toEqual(new Set([0, 1, 2, 3]));
+  });
+
+  it('joins a list of notes into lines (yisu-prd-zh.json)', () => {
+    const { taskList } = read('yisu-prd-zh.json');
+    expect(taskList.stories[0]!.notes).toBe('这是结构 story，不做真实逻辑。');
+    expect(taskList.name).toBe('third-workbench-review-loop');
+  });
+
+  it('reads feature_list.json fields', () => {
+    const text = JSON.stringify({
+      task_name: 'demo',
+      default_model: 'sonnet',
+      features: [
+        {
+          id: 'F1',
+          category: 'core',
+          priority: 'medium',
+          model: 'opus',
+          description: 'Do it\nin detail',
+          steps: ['a'],
+          passes: false,
+          completed_iteration: null,
+          notes: '',
+        },
+      ],
+    });
+    const { taskList } = parseTaskList(text, 'feature_list.json');
+    expect(taskList).toMatchObject({ format: 'feature-list-object', name: 'demo' });
+    expect(taskList.defaultModel).toBe('sonnet');
+    expect(taskList.stories[0]).toMatchObject({
+      title: 'Do it',
+      priority: 2,
+      model: 'opus',
+      category: 'core',
+      notes: '',
+      acceptanceCriteria: ['a'],
+    });
+  });
+
+  it('reads hybrid-only fields: spec_ref, mcpServers and amendment', () => {
+    const text = JSON.stringify({
+      description: 'x',
+      createdAt: '2026-01-01',
+      userStories: [
+        {
+          id: 'STORY-001',
+          title: 't',
+          acceptanceCriteria: [],
+          priority: 1,
+          passes: false,
+          spec_ref: 'spec.md#auth',
+          mcpServers: [],
+          amendment: { id: 'AMD-1', type: 'add', timestamp: 'now', reason: 'r', changes: {} },
+        },
+      ],
+    });
+    const story = parseTaskList(text, 'prd.json').taskList.stories[0]!;
+    expect(story).toMatchObject({ specRef: 'spec.md#auth', mcpServers: [] });
+    expect(story.amendment).toEqual({ id: 'AMD-1', type: 'add', timestamp: 'now', reason: 'r' });
+  });
+
+  it('detects snarktank by US- ids when there is no project name', () => {
+    const text = '{"userStories": [{"id": "US-001", "title": "a"}]}';
+    expect(parseTaskList(text, 'prd.json').taskList.format).toBe('prd-snarktank');
+  });
+
+  it('accepts integer ids as strings', () => {
+    const text = '[{"id": 7, "description": "a"}]';
+    expect(parseTaskList(text, 'f.json').taskList.stories[0]).toMatchObject({ id: '7', hasId: true });
+  });
+});
+
+describe('invalid task lists', () => {
+  const story = (fields: string) => `{"id": "STORY-001", "title": "t", ${fields}}`;
+
+  it('refuses passes as a string, at its line and column', () => {
+    const text = `{\n  "userStories": [\n    ${story('"passes": false')},\n    ${story('"passes": true')},\n    {"id": "STORY-003", "title": "t", "passes": "true"}\n  ]\n}`;
+    const error = failure(text);
+    const column = columnOf(text, 5, '"true"');
+    expect(error.code).toBe('INVALID_TASK_LIST');
+    expect(error.location).toEqual({
+      file: 'prd.json',
+      line: 5,
+      column,
+      field: 'userStories[2].passes',
+    });
+    expect(error.message).toBe(
+      `prd.json:5:${column}: userStories[2].passes must be true or false, not the string "true"`,
+    );
+    expect(error.hint).toBe('use true or false without quotes; ralph did not change the file');
+  });
+
+  it.each([
+    ['a string number', '"priority": "1"'],
+    ['an unknown word', '"priority": "urgent"'],
+    ['a boolean', '"priority": true'],
+  ])('refuses a priority that is %s', (_what, field) => {
+    const text = `{"userStories": [${story(field)}]}`;
+    const error = failure(text);
+    expect(error.code).toBe('INVALID_TASK_LIST');
+    expect(error.location?.field).toBe('userStories[0].priority');
+    expect(error.location?.column).toBe(columnOf(text, 1, field.slice(field.indexOf(':') + 2)));
+    expect(error.hint).toContain('1 = highest');
+  });
+
+  it('refuses acceptanceCriteria that is not a list of strings', () => {
+    const error = failure(`{"userStories": [${story('"acceptanceCriteria": "works"')}]}`);
+    expect(error.location?.field).toBe('userStories[0].acceptanceCriteria');
+    expect(error.message).toContain('must be an array of strings, not the string "works"');
+    const element = failure(`{"userStories": [${story('"acceptanceCriteria": ["a", 2]')}]}`);
+    expect(element.location?.field).toBe('userStories[0].acceptanceCriteria[1]');
+    expect(element.message).toContain('must be a string, not the number 2');
+  });
+
+  it('refuses duplicate story ids, pointing at the second', () => {
+    const text = '{"userStories": [\n  {"id": "STORY-001"},\n  {"id": "STORY-002"},\n  {"id": "STORY-001"}\n]}';
+    const error = failure(text);
+    expect(error.code).toBe('INVALID_TASK_LIST');
+    expect(error.location).toEqual({
+      file: 'prd.json',
+      line: 4,
+      column: 10,
+      field: 'userStories[2].id',
+    });
+    expect(error.message).toContain('duplicate story id "STORY-001", already used by item 1');
+    expect(error.hint).toContain('give every story its own id');
+  });
+
+  it('refuses a prd story without an id', () => {
+    const error = failure('{"userStories": [{"title": "t"}]}');
+    expect(error.location).toMatchObject({ field: 'userStories[0].id', line: 1, column: 18 });
+    expect(error.message).toContain('userStories[0].id is missing');
+  });
+
+  it('refuses a file with no stories at all', () => {
+    const error = failure('{\n  "description": "x",\n  "user_stories": []\n}');
+    expect(error.code).toBe('INVALID_TASK_LIST');
+    expect(error.location).toEqual({ file: 'prd.json', line: 1, column: 1, field: '' });
+    expect(error.message).toContain('has no userStories, stories or features array');
+    expect(error.hint).toContain('"userStories"');
+    expect(failure('"just a string"').code).toBe('INVALID_TASK_LIST');
+  });
+
+  it('refuses userStories that is not an array, and stories that are not objects', () => {
+    expect(failure('{"userStories": {}}').message).toContain(
+      'userStories must be an array of stories, not an object',
+    );
+    expect(failure('[1]').location?.field).toBe('[0]');
+  });
+
+  it('lists every problem, each with its place and fix', () => {
+    const text = `{"userStories": [\n${story('"passes": "yes", "priority": "1"')},\n${story('"passes": 1')}\n]}`;
+    const error = failure(text);
+    const lines = error.message.split('\n');
+    expect(lines[0]).toBe('prd.json: 3 problems in the task list:');
+    expect(lines.slice(1).map((line) => line.trim().split(': ')[0])).toEqual([
+      `prd.json:2:${columnOf(text, 2, '"yes"')}`,
+      `prd.json:2:${columnOf(text, 2, '"1"')}`,
+      `prd.json:3:${columnOf(text, 3, '1}')}`,
+    ]);
+    expect(lines[1]).toContain('(use true or false without quotes)');
+    expect(error.location?.field).toBe('userStories[0].passes');
+  });
+
+  it('reports bad JSON as INVALID_JSON', () => {
+    expect(failure('{"userStories": [}').code).toBe('INVALID_JSON');
+  });
+});
+
+describe('readTaskListFile', () => {
+  it('reads a file from disk', async () => {
+    const doc = await readTaskListFile(join(corpus, 'snarktank-prd-example.json'));
+    expect(doc.taskList.stories).toHaveLength(4);
+    expect(doc.text).toBe(await readFile(join(corpus, 'snarktank-prd-example.json'), 'utf8'));
+  });
+
+  it('says to run ralph init when the file does not exist', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ralph-read-'));
+    const file = join(dir, 'prd.json');
+    await expect(readTaskListFile(file)).rejects.toMatchObject({
+      code: 'TASK_LIST_NOT_FOUND',
+      location: { file },
+      hint: expect.stringContaining('ralph init') as unknown,
+    });
+  });
+
+  it('reports other read failures as IO', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ralph-read-'));
+    await expect(readTaskListFile(dir)).rejects.toMatchObject({ code: 'IO' });
+  });
+});

@@ -1,0 +1,167 @@
+import * as z from 'zod';
+import { DEFAULT_PROTECTED_BRANCHES } from './paths.js';
+
+/**
+ * The settings of config.yaml (design.md §4). Each field is defined once and used twice: optional
+ * and without defaults in `configFileSchema` (one layer: a file, the environment or the flags,
+ * which are merged before defaults apply), and with defaults in `configSchema` (the resolved
+ * `Config`). `configFileSchema` is what the published JSON Schema is generated from.
+ */
+
+export const PROFILES = ['quality', 'balanced', 'budget'] as const;
+export const AGENT_IDS = ['claude'] as const;
+
+const fields = {
+  maxIterations: z
+    .int()
+    .min(1)
+    .describe('Most iterations in one run; reaching it ends the run with exit code 1. Default 20.'),
+  timeoutMinutes: z
+    .number()
+    .positive()
+    .describe('Minutes one iteration may take before its agent is stopped. Default 15.'),
+  pauseSeconds: z.number().min(0).describe('Seconds to wait between iterations. Default 2.'),
+  model: z
+    .string()
+    .min(1)
+    .describe('Model for every story that does not name its own (overrides the profile).'),
+  profile: z
+    .enum(PROFILES)
+    .describe(
+      'How models are chosen when nothing names one: quality, balanced or budget. Default balanced.',
+    ),
+  protectedBranches: z
+    .array(z.string().min(1))
+    .describe(
+      'Branches that get a warning when ralph derives the loop directory from them. Replaces the default [main, master, develop].',
+    ),
+  agent: z.enum(AGENT_IDS).describe('The coding agent to run. Default claude.'),
+  claudeCommand: z
+    .string()
+    .min(1)
+    .describe('The Claude Code executable (a path or a name on PATH). Default claude.'),
+  dangerouslySkipPermissions: z
+    .boolean()
+    .describe(
+      'Pass --dangerously-skip-permissions to Claude Code. Only inside a sandbox. Default false.',
+    ),
+  completionPatterns: z
+    .array(z.string().min(1))
+    .describe('Extra text that, in the agent output, marks the whole task list as complete.'),
+};
+
+export const configFileSchema = z
+  .strictObject({
+    maxIterations: fields.maxIterations.optional(),
+    timeoutMinutes: fields.timeoutMinutes.optional(),
+    pauseSeconds: fields.pauseSeconds.optional(),
+    model: fields.model.optional(),
+    profile: fields.profile.optional(),
+    protectedBranches: fields.protectedBranches.optional(),
+    agent: fields.agent.optional(),
+    agents: z
+      .strictObject({
+        claude: z
+          .strictObject({
+            command: fields.claudeCommand.optional(),
+            dangerouslySkipPermissions: fields.dangerouslySkipPermissions.optional(),
+          })
+          .optional()
+          .describe('Settings for Claude Code.'),
+      })
+      .optional()
+      .describe('Per-agent settings.'),
+    completionPatterns: fields.completionPatterns.optional(),
+  })
+  .describe('ralph configuration (~/.config/ralph/config.yaml or <repo>/.ralph/config.yaml).');
+/** One layer of settings: a config file, the environment or the CLI flags. */
+export type ConfigFile = z.input<typeof configFileSchema>;
+
+export const configSchema = z.strictObject({
+  maxIterations: fields.maxIterations.default(20),
+  timeoutMinutes: fields.timeoutMinutes.default(15),
+  pauseSeconds: fields.pauseSeconds.default(2),
+  model: fields.model.optional(),
+  profile: fields.profile.default('balanced'),
+  protectedBranches: fields.protectedBranches.default(() => [...DEFAULT_PROTECTED_BRANCHES]),
+  agent: fields.agent.default('claude'),
+  agents: z
+    .strictObject({
+      claude: z
+        .strictObject({
+          command: fields.claudeCommand.optional(),
+          dangerouslySkipPermissions: fields.dangerouslySkipPermissions.default(false),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
+  completionPatterns: fields.completionPatterns.default(() => []),
+});
+export type Config = z.output<typeof configSchema>;
+export type Profile = (typeof PROFILES)[number];
+
+/**
+ * What a valid value looks like, per key path, for hints ("maxIterations must be …"). A test
+ * keeps this in step with the schema.
+ */
+export const CONFIG_REQUIREMENTS: Readonly<Record<string, string>> = {
+  maxIterations: 'a whole number ≥ 1',
+  timeoutMinutes: 'a number > 0',
+  pauseSeconds: 'a number ≥ 0',
+  model: 'a model name such as claude-sonnet-4-5',
+  profile: `one of ${PROFILES.join(', ')}`,
+  protectedBranches: 'a list of branch names',
+  agent: `one of ${AGENT_IDS.join(', ')}`,
+  agents: 'a mapping with one entry per agent (claude)',
+  'agents.claude': 'a mapping (command, dangerouslySkipPermissions)',
+  'agents.claude.command': 'a path or command name',
+  'agents.claude.dangerouslySkipPermissions': 'true or false',
+  completionPatterns: 'a list of strings',
+};
+
+export type LeafKind = 'number' | 'boolean' | 'string' | 'list';
+
+export interface ConfigKey {
+  /** Dotted key path, e.g. `agents.claude.command`. */
+  path: string;
+  segments: string[];
+  kind: LeafKind;
+  /** `RALPH_` + the path in SCREAMING_SNAKE_CASE, e.g. RALPH_AGENTS_CLAUDE_COMMAND. */
+  envVar: string;
+}
+
+/** Every settable leaf of the file schema, found by walking it so new keys need no list. */
+export const CONFIG_KEYS: readonly ConfigKey[] = collectKeys(configFileSchema, []);
+
+/** Older or shorter names for an environment variable (design.md §4: RALPH_<AGENT>_BIN). */
+export const CONFIG_ENV_ALIASES: Readonly<Record<string, string>> = {
+  RALPH_CLAUDE_BIN: 'agents.claude.command',
+};
+
+function collectKeys(schema: z.ZodType, segments: string[]): ConfigKey[] {
+  const inner = schema instanceof z.ZodOptional ? (schema.unwrap() as z.ZodType) : schema;
+  if (inner instanceof z.ZodObject) {
+    return Object.entries(inner.shape as Record<string, z.ZodType>).flatMap(([key, child]) =>
+      collectKeys(child, [...segments, key]),
+    );
+  }
+  return [
+    {
+      path: segments.join('.'),
+      segments,
+      kind: leafKind(inner),
+      envVar: `RALPH_${segments.map(toScreamingSnake).join('_')}`,
+    },
+  ];
+}
+
+function leafKind(schema: z.ZodType): LeafKind {
+  if (schema instanceof z.ZodNumber) return 'number';
+  if (schema instanceof z.ZodBoolean) return 'boolean';
+  if (schema instanceof z.ZodArray) return 'list';
+  return 'string';
+}
+
+function toScreamingSnake(camel: string): string {
+  return camel.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+}

@@ -1,0 +1,188 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { RalphError } from '../util/errors.js';
+import { acquireLock, isProcessAlive, readLock } from './lock.js';
+import type { Lock } from './lock.js';
+
+const created: string[] = [];
+afterAll(async () => {
+  await Promise.all(created.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'ralph-lock-'));
+  created.push(dir);
+  return dir;
+}
+
+/** A pid that certainly belonged to a process that has exited (and been reaped). */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', '']);
+  if (child.pid === undefined) throw new Error('could not spawn node');
+  return child.pid;
+}
+
+const now = new Date('2025-01-02T03:04:05.000Z');
+const mine = { pid: process.pid, command: 'ralph run .ralph/x', now };
+
+async function lockJson(dir: string): Promise<unknown> {
+  return JSON.parse(await readFile(join(dir, '.ralph.lock'), 'utf8'));
+}
+
+describe('acquireLock', () => {
+  it('writes the holder, and release removes it', async () => {
+    const dir = await tempDir();
+    const lock = await acquireLock(dir, mine);
+    expect(lock.warnings).toEqual([]);
+    expect(await lockJson(dir)).toEqual({
+      pid: process.pid,
+      hostname: hostname(),
+      command: 'ralph run .ralph/x',
+      startedAt: '2025-01-02T03:04:05.000Z',
+    });
+    expect(await readdir(dir)).toEqual(['.ralph.lock']);
+    await lock.release();
+    await lock.release();
+    expect(await readdir(dir)).toEqual([]);
+    await (await acquireLock(dir, mine)).release();
+  });
+
+  it('refuses a second run while the holder is alive, naming its pid', async () => {
+    const dir = await tempDir();
+    const lock = await acquireLock(dir, mine);
+    const error = await acquireLock(dir, { ...mine, command: 'ralph run again' }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(RalphError);
+    expect(error).toMatchObject({
+      code: 'LOCKED',
+      exitCode: 2,
+      message: expect.stringContaining(`pid ${process.pid}`),
+      hint: expect.stringContaining(`kill -INT ${process.pid}`),
+    });
+    // The refused attempt left the holder's lock intact and no temp file behind.
+    expect(await lockJson(dir)).toMatchObject({ command: 'ralph run .ralph/x' });
+    expect(await readdir(dir)).toEqual(['.ralph.lock']);
+    await lock.release();
+  });
+
+  it('takes over a stale lock left by a dead process, with a warning', async () => {
+    const dir = await tempDir();
+    const dead = deadPid();
+    const stale = { pid: dead, hostname: hostname(), command: 'ralph run', startedAt: 'earlier' };
+    await writeFile(join(dir, '.ralph.lock'), JSON.stringify(stale));
+    const lock = await acquireLock(dir, mine);
+    expect(lock.warnings).toEqual([
+      `took over a stale lock left by pid ${dead} (started earlier, ralph run)`,
+    ]);
+    expect(await lockJson(dir)).toMatchObject({ pid: process.pid });
+    expect(await readdir(dir)).toEqual(['.ralph.lock']);
+    await lock.release();
+  });
+
+  it('takes over a lock file that is not a valid lock', async () => {
+    for (const garbage of ['', '{"pid": "x"', '{"pid": -1}', 'null']) {
+      const dir = await tempDir();
+      await writeFile(join(dir, '.ralph.lock'), garbage);
+      const lock = await acquireLock(dir, mine);
+      expect(lock.warnings).toEqual([expect.stringContaining('took over an unreadable lock file')]);
+      expect(await lockJson(dir)).toMatchObject({ pid: process.pid });
+      await lock.release();
+    }
+  });
+
+  it('lets exactly one of many concurrent acquires win', async () => {
+    const dir = await tempDir();
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => acquireLock(dir, { ...mine, command: `run ${i}` })),
+    );
+    const won = results.filter((result) => result.status === 'fulfilled');
+    const lost = results.filter((result) => result.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(lost.map((result) => (result.reason as RalphError).code)).toEqual(
+      Array<string>(7).fill('LOCKED'),
+    );
+    expect(await readdir(dir)).toEqual(['.ralph.lock']);
+  });
+
+  it('lets exactly one of many concurrent takeovers of a stale lock win', async () => {
+    for (let round = 0; round < 5; round++) {
+      const dir = await tempDir();
+      const stale = { pid: 999_999, hostname: hostname(), command: 'old', startedAt: 'then' };
+      await writeFile(join(dir, '.ralph.lock'), JSON.stringify(stale));
+      // Distinct live holders, so a racer that finds a fresh lock is refused rather than waved on.
+      const isAlive = (pid: number) => pid !== stale.pid;
+      const results = await Promise.allSettled(
+        Array.from({ length: 6 }, (_, i) => acquireLock(dir, { ...mine, pid: 2000 + i, isAlive })),
+      );
+      const won = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+      expect(won).toHaveLength(1);
+      const winner = won[0] as Lock;
+      expect(await lockJson(dir)).toMatchObject({ pid: winner.holder.pid });
+      expect(await readdir(dir)).toEqual(['.ralph.lock']);
+    }
+  });
+
+  it('assumes a lock from another host is alive (its pid cannot be checked here)', async () => {
+    const dir = await tempDir();
+    const remote = { pid: 42, hostname: 'elsewhere', command: 'ralph run', startedAt: 'then' };
+    await writeFile(join(dir, '.ralph.lock'), JSON.stringify(remote));
+    await expect(acquireLock(dir, { ...mine, isAlive: () => false })).rejects.toMatchObject({
+      code: 'LOCKED',
+      message: expect.stringContaining('on host elsewhere'),
+      hint: expect.stringContaining(join(dir, '.ralph.lock')),
+    });
+  });
+
+  it('release leaves a lock that is no longer ours', async () => {
+    const dir = await tempDir();
+    const lock = await acquireLock(dir, mine);
+    const other = JSON.stringify({ pid: 7, hostname: 'h', command: 'c', startedAt: 's' });
+    await writeFile(join(dir, '.ralph.lock.new'), other);
+    await rm(join(dir, '.ralph.lock'));
+    await writeFile(join(dir, '.ralph.lock'), other);
+    await lock.release();
+    expect(await lockJson(dir)).toMatchObject({ pid: 7 });
+  });
+
+  it('fails clearly when the loop directory does not exist', async () => {
+    const dir = join(await tempDir(), 'missing');
+    await expect(acquireLock(dir, mine)).rejects.toMatchObject({ code: 'LOOP_DIR_NOT_FOUND' });
+  });
+});
+
+describe('readLock', () => {
+  it('returns undefined when the directory is not locked', async () => {
+    expect(await readLock(await tempDir())).toBeUndefined();
+  });
+
+  it('reports the holder and whether it is alive', async () => {
+    const dir = await tempDir();
+    const lock = await acquireLock(dir, mine);
+    expect(await readLock(dir)).toEqual({
+      path: join(dir, '.ralph.lock'),
+      holder: lock.holder,
+      alive: true,
+    });
+    expect((await readLock(dir, { isAlive: () => false }))?.alive).toBe(false);
+    await lock.release();
+  });
+
+  it('reports an unreadable lock as not alive and without a holder', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, '.ralph.lock'), 'garbage');
+    expect(await readLock(dir)).toMatchObject({ holder: undefined, alive: false });
+  });
+});
+
+describe('isProcessAlive', () => {
+  it('tells a live process from a dead one', () => {
+    expect(isProcessAlive(process.pid)).toBe(true);
+    expect(isProcessAlive(deadPid())).toBe(false);
+    // pid 1 always exists; unless we are root, probing it is EPERM, which still means alive.
+    expect(isProcessAlive(1)).toBe(true);
+  });
+});

@@ -1,0 +1,223 @@
+import { stat } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import { RalphError } from '../util/errors.js';
+import { findGitRepo } from './git.js';
+
+/**
+ * The only module that knows file names inside a loop directory (design.md §2) and where the
+ * config files live. Everything else asks here, so a rename is a one-line change.
+ */
+
+export const HOOK_POINTS = [
+  'pre_run',
+  'post_run',
+  'pre_iteration',
+  'post_iteration',
+  'on_completion',
+  'on_error',
+] as const;
+export type HookPoint = (typeof HOOK_POINTS)[number];
+
+export const DEFAULT_PROTECTED_BRANCHES: readonly string[] = ['main', 'master', 'develop'];
+
+/** The project folder under a repo root; loop directories default to `<it>/<branch folder>`. */
+export const PROJECT_DIR_NAME = '.ralph';
+
+export interface LoopPaths {
+  dir: string;
+  prd: string;
+  featureList: string;
+  prompt: string;
+  /** The alternative prompt name some existing loops use. */
+  ralphPrompt: string;
+  progress: string;
+  spec: string;
+  specsDir: string;
+  memories: string;
+  status: string;
+  events: string;
+  logsDir: string;
+  /** The agent's raw output for one attempt of one iteration (both counted from 1). */
+  iterationLog(iteration: number, attempt: number): string;
+  auditLog: string;
+  runLog: string;
+  hooksDir: string;
+  hook(point: HookPoint): string;
+  archiveDir: string;
+  lock: string;
+}
+
+export function loopPaths(dir: string): LoopPaths {
+  const root = resolve(dir);
+  const logsDir = join(root, 'logs');
+  const hooksDir = join(root, 'hooks');
+  return {
+    dir: root,
+    prd: join(root, 'prd.json'),
+    featureList: join(root, 'feature_list.json'),
+    prompt: join(root, 'prompt.md'),
+    ralphPrompt: join(root, 'RALPH_PROMPT.md'),
+    progress: join(root, 'progress.txt'),
+    spec: join(root, 'spec.md'),
+    specsDir: join(root, 'specs'),
+    memories: join(root, 'memories.md'),
+    status: join(root, 'status.json'),
+    events: join(root, 'events.jsonl'),
+    logsDir,
+    iterationLog(iteration, attempt) {
+      // Numbers become part of a file name: refuse anything that is not a plain counter.
+      assertCounter('iteration', iteration);
+      assertCounter('attempt', attempt);
+      return join(logsDir, `iteration-${iteration}-attempt-${attempt}.jsonl`);
+    },
+    auditLog: join(logsDir, 'audit.jsonl'),
+    runLog: join(logsDir, 'run.log'),
+    hooksDir,
+    hook: (point) => join(hooksDir, `${point}.sh`),
+    archiveDir: join(root, 'archive'),
+    lock: join(root, '.ralph.lock'),
+  };
+}
+
+function assertCounter(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(`${name} must be a whole number >= 1, got ${String(value)}`);
+  }
+}
+
+export interface ProjectPaths {
+  ralphDir: string;
+  config: string;
+}
+
+export function projectPaths(repoRoot: string): ProjectPaths {
+  const ralphDir = join(resolve(repoRoot), PROJECT_DIR_NAME);
+  return { ralphDir, config: join(ralphDir, 'config.yaml') };
+}
+
+/**
+ * `$XDG_CONFIG_HOME/ralph/config.yaml`, else `<home>/.config/ralph/config.yaml`. A relative
+ * XDG_CONFIG_HOME is ignored, as the XDG spec asks.
+ */
+export function userConfigPath(options: {
+  homeDir: string;
+  env: Readonly<Record<string, string | undefined>>;
+}): string {
+  const xdg = options.env.XDG_CONFIG_HOME;
+  const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(options.homeDir, '.config');
+  return join(base, 'ralph', 'config.yaml');
+}
+
+export interface FoundFile<Kind extends string> {
+  path: string;
+  kind: Kind;
+  warnings: string[];
+}
+
+/** prd.json wins over feature_list.json; both present is worth a warning (one is ignored). */
+export async function findTaskListFile(
+  dir: string,
+): Promise<FoundFile<'prd' | 'feature_list'> | undefined> {
+  const paths = loopPaths(dir);
+  return firstExisting([
+    { path: paths.prd, kind: 'prd' as const },
+    { path: paths.featureList, kind: 'feature_list' as const },
+  ]);
+}
+
+/** prompt.md wins over RALPH_PROMPT.md, with a warning when both exist. */
+export async function findPromptFile(
+  dir: string,
+): Promise<FoundFile<'prompt' | 'ralph_prompt'> | undefined> {
+  const paths = loopPaths(dir);
+  return firstExisting([
+    { path: paths.prompt, kind: 'prompt' as const },
+    { path: paths.ralphPrompt, kind: 'ralph_prompt' as const },
+  ]);
+}
+
+async function firstExisting<Kind extends string>(
+  candidates: { path: string; kind: Kind }[],
+): Promise<FoundFile<Kind> | undefined> {
+  const present: { path: string; kind: Kind }[] = [];
+  for (const candidate of candidates) {
+    if (await isFile(candidate.path)) present.push(candidate);
+  }
+  const [chosen, ...ignored] = present;
+  if (chosen === undefined) return undefined;
+  const warnings = ignored.map(
+    (other) => `both ${chosen.path} and ${other.path} exist; using ${chosen.path}`,
+  );
+  return { ...chosen, warnings };
+}
+
+async function isFile(path: string): Promise<boolean> {
+  const stats = await stat(path).catch(() => undefined);
+  return stats?.isFile() ?? false;
+}
+
+/**
+ * A branch name as one folder name: `/` becomes `-` (feature/user-auth → feature-user-auth), and
+ * so do the characters Windows forbids in file names (`\ : * ? " < > |`) and control
+ * characters, which git allows in some of these positions. Everything else, Unicode included,
+ * is kept. Distinct branches can share a folder (feature/a and feature-a); that is accepted, as
+ * the name must stay readable.
+ */
+export function branchToFolderName(branch: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what we strip
+  return branch.replace(/[/\\:*?"<>|\u0000-\u001f\u007f]/g, '-');
+}
+
+export interface ResolvedLoopDir {
+  dir: string;
+  branch?: string;
+  repoRoot?: string;
+  warnings: string[];
+}
+
+/**
+ * Where a run keeps its state (design.md §2): DIR as given, resolved against cwd; else
+ * `.ralph/<branch folder>/` at the root of the repo around cwd. The branch checks only apply
+ * to the derived folder: an explicit DIR is the user's own choice of layout.
+ */
+export async function resolveLoopDir(options: {
+  dir?: string | undefined;
+  cwd: string;
+  protectedBranches?: readonly string[] | undefined;
+}): Promise<ResolvedLoopDir> {
+  if (options.dir !== undefined) {
+    const dir = resolve(options.cwd, options.dir);
+    // Informational only (the repo holding DIR, for project config): a broken or missing
+    // repository must not stop a run whose folder was named explicitly.
+    const repo = await findGitRepo(dir).catch(() => undefined);
+    if (repo === undefined) return { dir, warnings: [] };
+    return { dir, repoRoot: repo.root, ...branchField(repo.branch), warnings: [] };
+  }
+  const repo = await findGitRepo(options.cwd);
+  if (repo === undefined) {
+    throw new RalphError('NOT_A_GIT_REPO', `${options.cwd} is not inside a git repository`, {
+      hint: 'Pass the loop directory (ralph run DIR), or run inside a git repository so ralph can use .ralph/<branch>/.',
+    });
+  }
+  if (repo.branch === undefined) {
+    throw new RalphError('DETACHED_HEAD', `HEAD is detached in ${repo.root}: not on a branch`, {
+      hint: 'Check out a branch (git switch -c <name>) so ralph can use .ralph/<branch>/, or pass the loop directory (ralph run DIR).',
+    });
+  }
+  const protectedBranches = options.protectedBranches ?? DEFAULT_PROTECTED_BRANCHES;
+  const warnings = protectedBranches.includes(repo.branch)
+    ? [
+        `running on protected branch '${repo.branch}': the agent will commit here; consider a feature branch (git switch -c feature/<name>)`,
+      ]
+    : [];
+  return {
+    dir: join(projectPaths(repo.root).ralphDir, branchToFolderName(repo.branch)),
+    branch: repo.branch,
+    repoRoot: repo.root,
+    warnings,
+  };
+}
+
+function branchField(branch: string | undefined): { branch?: string } {
+  return branch === undefined ? {} : { branch };
+}

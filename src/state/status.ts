@@ -1,0 +1,96 @@
+import { readFile } from 'node:fs/promises';
+import * as z from 'zod';
+import { RalphError } from '../util/errors.js';
+import { writeFileAtomic } from './atomic-write.js';
+import { loopPaths } from './paths.js';
+
+/**
+ * status.json (design.md §2): the live, machine-readable state of a run. The loop writes it;
+ * `ralph status`, `list` and the monitor read it. Objects are loose so later versions can add
+ * fields without breaking older readers; a breaking change bumps schemaVersion.
+ */
+
+export const STATUS_SCHEMA_VERSION = 1;
+
+export const loopStateSchema = z
+  .enum(['RUNNING', 'PAUSED', 'COMPLETE', 'REACHED_LIMIT', 'ERROR'])
+  .describe('RUNNING while the loop works; PAUSED after Ctrl+C (resumable); the rest are final.');
+export type LoopState = z.infer<typeof loopStateSchema>;
+
+const timestamp = z.iso.datetime({ offset: true });
+const count = z.int().min(0);
+
+export const statusSchema = z.looseObject({
+  schemaVersion: z.literal(STATUS_SCHEMA_VERSION).describe('Format version of this file.'),
+  state: loopStateSchema,
+  pid: z.int().positive().optional().describe('Process id of the ralph that runs the loop.'),
+  startedAt: timestamp.describe('When the run started (ISO 8601).'),
+  updatedAt: timestamp.describe('When this file was last written (ISO 8601).'),
+  iteration: count.describe('The current (or last) iteration, counted from 1; 0 before the first.'),
+  maxIterations: z.int().min(1).describe('The iteration limit of this run.'),
+  currentStory: z
+    .looseObject({
+      id: z.string(),
+      title: z.string(),
+      model: z.string().optional().describe('The model chosen for this story.'),
+    })
+    .optional()
+    .describe('The story the agent works on now.'),
+  storiesTotal: count.describe('Stories in the task list.'),
+  storiesPassing: count.describe('Stories marked as passing.'),
+  lastResult: z.string().optional().describe('How the last iteration ended.'),
+  exitReason: z.string().optional().describe('Why the run stopped, once it has.'),
+  costUsd: z.number().min(0).optional().describe('Agent cost so far, in US dollars.'),
+});
+export type Status = z.infer<typeof statusSchema>;
+
+/** The status of a loop directory, or undefined when no run has written one yet. */
+export async function readStatus(dir: string): Promise<Status | undefined> {
+  const file = loopPaths(dir).status;
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  // A corrupt file is reported, never repaired: the loop that owns it rewrites it whole.
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new RalphError('INVALID_JSON', `${file} is not valid JSON`, {
+      hint: 'The next run rewrites it; delete it if no run is active.',
+      location: { file },
+      cause: error,
+    });
+  }
+  const parsed = statusSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.map(String).join('.') ?? '';
+    throw new RalphError(
+      'INVALID_JSON',
+      `${file} is not a valid status file: ${field === '' ? '' : `${field}: `}${issue?.message ?? 'invalid'}`,
+      {
+        hint: isNewerVersion(json)
+          ? 'It was written by a newer ralph; upgrade ralph to read it.'
+          : 'The next run rewrites it; delete it if no run is active.',
+        location: { file, field },
+      },
+    );
+  }
+  return parsed.data;
+}
+
+/** Validates (a bad status is a bug in the writer) and writes status.json atomically. */
+export async function writeStatus(dir: string, status: Status): Promise<void> {
+  const valid = statusSchema.parse(status);
+  await writeFileAtomic(loopPaths(dir).status, `${JSON.stringify(valid, null, 2)}\n`);
+}
+
+function isNewerVersion(json: unknown): boolean {
+  if (typeof json !== 'object' || json === null || !('schemaVersion' in json)) return false;
+  const version = json.schemaVersion;
+  return typeof version === 'number' && version > STATUS_SCHEMA_VERSION;
+}
