@@ -146,7 +146,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/cli/**/*.ts'],
+    files: ['src/cli/**/*.ts', 'scripts/**'],
     rules: { 'no-console': 'off' },
   },
   {

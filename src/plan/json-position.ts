@@ -25,7 +25,7 @@ export function positionAt(text: string, offset: number): { line: number; column
   return { line, column };
 }
 
-export function lineStartAt(text: string, offset: number): number {
+function lineStartAt(text: string, offset: number): number {
   return text.lastIndexOf('\n', offset - 1) + 1;
 }
 

@@ -7,8 +7,6 @@ import { detectTextStyle, positionAt, type TextStyle } from './json-position.js'
  * and to point validation errors at a line and column.
  */
 
-export type JsonPath = readonly (string | number)[];
-
 interface Span {
   /** Offset of the value's first character in the original text. */
   start: number;
@@ -50,6 +48,17 @@ export interface ParsedJson {
 }
 
 const BOM = '\uFEFF';
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const SIMPLE_ESCAPES = new Map([
+  ['"', '"'],
+  ['\\', '\\'],
+  ['/', '/'],
+  ['b', '\b'],
+  ['f', '\f'],
+  ['n', '\n'],
+  ['r', '\r'],
+  ['t', '\t'],
+]);
 // Far deeper than any task list; keeps a hostile file from overflowing the stack.
 const MAX_DEPTH = 256;
 
@@ -57,46 +66,6 @@ export function parseJsonText(text: string, file: string): ParsedJson {
   const scanner = new Scanner(text, file);
   const root = scanner.parseDocument();
   return { file, text, root, value: toPlainValue(root), style: detectTextStyle(text, root) };
-}
-
-/** The node at `path`, or undefined when some step of the path does not exist. */
-export function nodeAt(root: JsonNode, path: JsonPath): JsonNode | undefined {
-  let node: JsonNode | undefined = root;
-  for (const step of path) {
-    if (node === undefined) return undefined;
-    node = childOf(node, step);
-  }
-  return node;
-}
-
-/** The deepest existing node along `path`: where to point at a field that is missing. */
-export function nearestNode(root: JsonNode, path: JsonPath): JsonNode {
-  let node: JsonNode = root;
-  for (const step of path) {
-    const child = childOf(node, step);
-    if (child === undefined) break;
-    node = child;
-  }
-  return node;
-}
-
-function childOf(node: JsonNode, step: string | number): JsonNode | undefined {
-  if (node.kind === 'object' && typeof step === 'string') {
-    return node.members.find((member) => member.key === step)?.value;
-  }
-  if (node.kind === 'array' && typeof step === 'number') return node.items[step];
-  return undefined;
-}
-
-/** `userStories[3].passes`: the form people read in messages and SourceLocation.field. */
-export function formatPath(path: JsonPath): string {
-  let text = '';
-  for (const step of path) {
-    if (typeof step === 'number') text += `[${step}]`;
-    else if (/^[A-Za-z_$][\w$]*$/.test(step)) text += text === '' ? step : `.${step}`;
-    else text += `[${JSON.stringify(step)}]`;
-  }
-  return text;
 }
 
 export function toPlainValue(node: JsonNode): unknown {
@@ -234,7 +203,8 @@ class Scanner {
       if (Number.isNaN(code)) this.fail('unterminated string (no closing quote)', open);
       if (code === 0x22) break;
       if (code < 0x20) {
-        this.fail('control character in a string; write it as an escape such as \\n');
+        const what = code === 0x0a || code === 0x0d ? 'line break' : 'control character';
+        this.fail(`${what} inside a string (a missing closing quote?); escape it, e.g. \\n`);
       }
       if (code !== 0x5c) {
         this.pos++;
@@ -250,20 +220,11 @@ class Scanner {
   }
 
   private parseEscape(): string {
-    const escape = this.text[this.pos + 1];
-    const simple: Record<string, string> = {
-      '"': '"',
-      '\\': '\\',
-      '/': '/',
-      b: '\b',
-      f: '\f',
-      n: '\n',
-      r: '\r',
-      t: '\t',
-    };
-    if (escape !== undefined && escape in simple) {
+    const escape = this.text[this.pos + 1] ?? '';
+    const simple = SIMPLE_ESCAPES.get(escape);
+    if (simple !== undefined) {
       this.pos += 2;
-      return simple[escape] ?? '';
+      return simple;
     }
     if (escape === 'u') {
       const hex = this.text.slice(this.pos + 2, this.pos + 6);
@@ -271,14 +232,13 @@ class Scanner {
       this.pos += 6;
       return String.fromCharCode(parseInt(hex, 16));
     }
-    return this.fail(`invalid escape \\${escape ?? ''} in a string`);
+    return this.fail(`invalid escape \\${escape} in a string`);
   }
 
   private parseNumber(): JsonScalarNode {
     const start = this.pos;
-    const match = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-    match.lastIndex = start;
-    const found = match.exec(this.text);
+    NUMBER.lastIndex = start;
+    const found = NUMBER.exec(this.text);
     if (found === null) this.fail('invalid number');
     this.pos = start + found[0].length;
     const after = this.text[this.pos];

@@ -40,7 +40,12 @@ const ids = (stories: readonly Story[]) => stories.map((s) => s.id);
 describe('sortStories', () => {
   it('puts decimal ids in id order when there are no priorities (hybrid-decimal-ids-unsorted)', () => {
     const { stories } = read('hybrid-decimal-ids-unsorted.json');
-    expect(ids(sortStories(stories))).toEqual(['STORY-001', 'STORY-002', 'STORY-002.1', 'STORY-003']);
+    expect(ids(sortStories(stories))).toEqual([
+      'STORY-001',
+      'STORY-002',
+      'STORY-002.1',
+      'STORY-003',
+    ]);
   });
 
   it('orders by priority, then id, then file position; no priority goes last', () => {
@@ -112,7 +117,10 @@ describe('nextStory on the corpus', () => {
   });
 
   it('treats a dependency on a missing id as not passing', () => {
-    const taskList = list([story(0, 'A', { dependsOn: ['A-typo'] }), story(1, 'B', { passes: true })]);
+    const taskList = list([
+      story(0, 'A', { dependsOn: ['A-typo'] }),
+      story(1, 'B', { passes: true }),
+    ]);
     expect(nextStory(taskList)).toBeUndefined();
     expect(summarise(taskList)).toMatchObject({ total: 2, passing: 1, next: undefined });
     expect(ids(summarise(taskList).blocked)).toEqual(['A']);
@@ -140,5 +148,4 @@ describe('summarise', () => {
     expect(summary.next?.id).toBe('TEST-001');
     expect(ids(summary.blocked)).toEqual(['TEST-004', 'TEST-005']);
   });
-
 });

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
 import { RalphError } from '../util/errors.js';
-import { parseJsonText, type JsonPath, type ParsedJson } from './json-text.js';
+import type { JsonPath } from './json-path.js';
+import { parseJsonText, type ParsedJson } from './json-text.js';
 import { problemsFromIssues, taskListError, type TaskListProblem } from './task-list-errors.js';
 import {
   featureListArraySchema,
@@ -25,9 +26,9 @@ export interface TaskListDocument {
 }
 
 export async function readTaskListFile(path: string): Promise<TaskListDocument> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(path, 'utf8');
+    bytes = await readFile(path);
   } catch (error) {
     if (isErrnoCode(error, 'ENOENT')) {
       throw new RalphError('TASK_LIST_NOT_FOUND', `no task list at ${path}`, {
@@ -39,6 +40,15 @@ export async function readTaskListFile(path: string): Promise<TaskListDocument> 
     throw new RalphError('IO', `cannot read the task list ${path}`, {
       location: { file: path },
       cause: error,
+    });
+  }
+  const text = bytes.toString('utf8');
+  // Invalid bytes decode to U+FFFD; writing that text back would change bytes ralph never meant
+  // to touch, so such a file is refused rather than silently repaired.
+  if (text.includes('\uFFFD') && !Buffer.from(text, 'utf8').equals(bytes)) {
+    throw new RalphError('INVALID_TASK_LIST', `${path} is not valid UTF-8 text`, {
+      location: { file: path },
+      hint: 'save the task list as UTF-8; ralph did not change the file',
     });
   }
   return parseTaskList(text, path);

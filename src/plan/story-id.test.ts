@@ -32,7 +32,14 @@ describe('compareStoryIds', () => {
   });
 
   it('sorts a list the way ralph-hybrid does', () => {
-    const ids = ['STORY-003', 'STORY-002.10', 'STORY-002.1', 'STORY-001', 'STORY-002', 'STORY-002.9'];
+    const ids = [
+      'STORY-003',
+      'STORY-002.10',
+      'STORY-002.1',
+      'STORY-001',
+      'STORY-002',
+      'STORY-002.9',
+    ];
     expect(ids.sort(compareStoryIds)).toEqual([
       'STORY-001',
       'STORY-002',

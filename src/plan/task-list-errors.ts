@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import { RalphError, type SourceLocation } from '../util/errors.js';
 import { positionAt } from './json-position.js';
-import { formatPath, nearestNode, nodeAt, type JsonPath, type ParsedJson } from './json-text.js';
+import { formatPath, nearestNode, nodeAt, type JsonPath } from './json-path.js';
+import type { ParsedJson } from './json-text.js';
 
 /**
  * Turns schema issues into one INVALID_TASK_LIST error that points at the line and column of
@@ -27,35 +28,42 @@ const STRING_LIST: Expectation = {
 
 const TEXT: Expectation = { expected: 'a string', hint: 'put the text in double quotes' };
 
-const FIELDS: Record<string, Expectation> = {
-  passes: { expected: 'true or false', hint: 'use true or false without quotes' },
-  priority: {
-    expected: 'a number (1 = highest) or "high", "medium" or "low"',
-    hint: 'write a number such as 1 (1 = highest), or one of "high", "medium", "low"',
-  },
-  id: {
-    expected: 'a non-empty string',
-    hint: 'give each story a unique id in double quotes, such as "STORY-001"',
-  },
-  acceptanceCriteria: STRING_LIST,
-  steps: STRING_LIST,
-  dependsOn: { ...STRING_LIST, hint: 'list the ids of other stories, e.g. ["STORY-001"]' },
-  dependencies: { ...STRING_LIST, hint: 'list the ids of other stories, e.g. ["STORY-001"]' },
-  mcpServers: { ...STRING_LIST, hint: 'list MCP server names, or [] for none' },
-  notes: { expected: 'a string or an array of strings', hint: 'put the notes in double quotes' },
-  type: { expected: '"add", "correct" or "remove"', hint: 'use one of "add", "correct", "remove"' },
-  completed_iteration: { expected: 'a number or null', hint: 'write the iteration number' },
-  amendment: { expected: 'an object', hint: 'write {"id": "AMD-001", "type": "add", …}' },
-  userStories: { expected: 'an array of stories', hint: 'write "userStories": [ {…}, {…} ]' },
-  stories: { expected: 'an array of stories', hint: 'write "stories": [ {…}, {…} ]' },
-  features: { expected: 'an array of features', hint: 'write "features": [ {…}, {…} ]' },
-};
+// A Map, not an object literal: field names from a file must never hit Object.prototype.
+const FIELDS = new Map<string, Expectation>(
+  Object.entries({
+    passes: { expected: 'true or false', hint: 'use true or false without quotes' },
+    priority: {
+      expected: 'a number (1 = highest) or "high", "medium" or "low"',
+      hint: 'write a number such as 1 (1 = highest), or one of "high", "medium", "low"',
+    },
+    id: {
+      expected: 'a non-empty string',
+      hint: 'give each story a unique id in double quotes, such as "STORY-001"',
+    },
+    acceptanceCriteria: STRING_LIST,
+    steps: STRING_LIST,
+    dependsOn: { ...STRING_LIST, hint: 'list the ids of other stories, e.g. ["STORY-001"]' },
+    dependencies: { ...STRING_LIST, hint: 'list the ids of other stories, e.g. ["STORY-001"]' },
+    mcpServers: { ...STRING_LIST, hint: 'list MCP server names, or [] for none' },
+    notes: { expected: 'a string or an array of strings', hint: 'put the notes in double quotes' },
+    type: {
+      expected: '"add", "correct" or "remove"',
+      hint: 'use one of "add", "correct", "remove"',
+    },
+    completed_iteration: { expected: 'a number or null', hint: 'write the iteration number' },
+    amendment: { expected: 'an object', hint: 'write {"id": "AMD-001", "type": "add", …}' },
+    userStories: { expected: 'an array of stories', hint: 'write "userStories": [ {…}, {…} ]' },
+    stories: { expected: 'an array of stories', hint: 'write "stories": [ {…}, {…} ]' },
+    features: { expected: 'an array of features', hint: 'write "features": [ {…}, {…} ]' },
+  }),
+);
 
 const ITEM: Expectation = {
   expected: 'an object',
   hint: 'each story is an object such as {"id": "STORY-001", "title": "…", "passes": false}',
 };
 
+const STORY_LISTS = new Set(['userStories', 'stories', 'features']);
 const MAX_LISTED = 20;
 
 export function problemsFromIssues(
@@ -82,16 +90,13 @@ function expectationFor(path: JsonPath): Expectation | undefined {
   const last = path.at(-1);
   const parent = path.at(-2);
   if (typeof last === 'number') {
-    if (typeof parent === 'string' && parent in FIELDS) {
-      const list = FIELDS[parent];
-      // An element of a list of strings (acceptanceCriteria[1]) or a story in the story list.
-      if (parent === 'userStories' || parent === 'stories' || parent === 'features') return ITEM;
-      return list === undefined ? undefined : { expected: 'a string', hint: list.hint };
-    }
-    return path.length === 1 ? ITEM : undefined;
+    // A story in the story list, or an element of a list of strings (acceptanceCriteria[1]).
+    if (path.length === 1 || STORY_LISTS.has(String(parent))) return ITEM;
+    const list = typeof parent === 'string' ? FIELDS.get(parent) : undefined;
+    return list === undefined ? undefined : { expected: 'a string', hint: list.hint };
   }
   if (last === undefined) return undefined;
-  return FIELDS[last] ?? (isTextField(last) ? TEXT : undefined);
+  return FIELDS.get(last) ?? (isTextField(last) ? TEXT : undefined);
 }
 
 function isTextField(name: string): boolean {

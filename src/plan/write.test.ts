@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RalphError } from '../util/errors.js';
-import { nodeAt } from './json-text.js';
+import { nodeAt } from './json-path.js';
 import { parseTaskList, readTaskListFile, type TaskListDocument } from './read.js';
 import { applyStoryEdits, updateStories, writeTaskListFile } from './write.js';
 
@@ -79,6 +79,15 @@ describe('round trip on the corpus', () => {
     expect(await readdir(join(file, '..'))).toEqual(['prd.json']);
   });
 
+  it('keeps a BOM on disk', async () => {
+    const file = await copyToTemp('', '\uFEFF[\n  {"description": "a", "passes": false}\n]\n');
+    const doc = await readTaskListFile(file);
+    expect(await writeTaskListFile(doc, [{ id: '#1', passes: true }])).toBe(true);
+    const bytes = await readFile(file);
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(bytes.toString('utf8')).toBe('\uFEFF[\n  {"description": "a", "passes": true}\n]\n');
+  });
+
   it('keeps a missing final newline (ralphx-prd.json)', async () => {
     const file = await copyToTemp('ralphx-prd.json');
     const doc = await readTaskListFile(file);
@@ -149,7 +158,9 @@ describe('inserting a field', () => {
     const text = layout('  ', '\n');
     const doc = parseTaskList(text, 'prd.json');
     const updated = updateStories(doc, [{ id: 'A', passes: true, notes: 'done "quoted" ✓' }]);
-    expect(updated).toContain('"title": "x",\n      "passes": true,\n      "notes": "done \\"quoted\\" ✓"\n');
+    expect(updated).toContain(
+      '"title": "x",\n      "passes": true,\n      "notes": "done \\"quoted\\" ✓"\n',
+    );
   });
 
   it('keeps a BOM, CRLF and the missing final newline', () => {
@@ -163,7 +174,9 @@ describe('inserting a field', () => {
   it('lays out an inserted list over lines in a multi-line story', () => {
     const doc = parseTaskList(layout('  ', '\n'), 'prd.json');
     const updated = applyStoryEdits(doc, [{ id: 'B', set: { dependsOn: ['A', 'C'] } }]);
-    expect(updated).toContain('"passes": false,\n      "dependsOn": [\n        "A",\n        "C"\n      ]\n    }');
+    expect(updated).toContain(
+      '"passes": false,\n      "dependsOn": [\n        "A",\n        "C"\n      ]\n    }',
+    );
   });
 });
 
@@ -180,6 +193,16 @@ describe('changes', () => {
       [false, 'a'],
       [true, 'b'],
     ]);
+  });
+
+  it('lets a later change to the same story win', () => {
+    const doc = parseTaskList(layout('  ', '\n'), 'prd.json');
+    const flipBack = [
+      { id: 'B', passes: true, notes: 'x' },
+      { id: 'B', passes: false },
+    ];
+    const stories = parseTaskList(updateStories(doc, flipBack), 'prd.json').taskList.stories;
+    expect(stories[1]).toMatchObject({ passes: false, notes: 'x' });
   });
 
   it('does not add passes: false where passes is absent, since absent already reads as false', () => {

@@ -1,7 +1,8 @@
 import { writeFileAtomic } from '../state/atomic-write.js';
 import { RalphError } from '../util/errors.js';
 import { isOnOneLine, lineIndentAt } from './json-position.js';
-import { nodeAt, type JsonNode, type JsonObjectNode } from './json-text.js';
+import { nodeAt } from './json-path.js';
+import type { JsonNode, JsonObjectNode } from './json-text.js';
 import { parseTaskList, type TaskListDocument } from './read.js';
 
 /**
@@ -34,9 +35,19 @@ interface Splice {
 
 /** New text with only the changed values different; unchanged values are left alone. */
 export function updateStories(doc: TaskListDocument, changes: readonly StoryChange[]): string {
+  // Later changes to the same story win, field by field, as if applied one after another.
+  const merged = new Map<string, StoryChange>();
+  for (const change of changes) {
+    const earlier = merged.get(change.id) ?? { id: change.id };
+    merged.set(change.id, {
+      id: change.id,
+      passes: change.passes ?? earlier.passes,
+      notes: change.notes ?? earlier.notes,
+    });
+  }
   return applyStoryEdits(
     doc,
-    changes.map((change) => editFor(doc, change)),
+    [...merged.values()].map((change) => editFor(doc, change)),
   );
 }
 
@@ -60,10 +71,8 @@ function editFor(doc: TaskListDocument, change: StoryChange): StoryEdit {
   if (change.notes !== undefined && change.notes !== story.notes) {
     const current = storyObject(doc, story.index).members.find((m) => m.key === 'notes');
     // The reader joins a list of notes into lines; write lines back so the type stays a list.
-    set.notes =
-      current?.value.kind === 'array'
-        ? change.notes.split(/\r?\n/).filter((line, i, all) => line !== '' || all.length > 1)
-        : change.notes;
+    const lines = change.notes === '' ? [] : change.notes.split(/\r?\n/);
+    set.notes = current?.value.kind === 'array' ? lines : change.notes;
   }
   return { id: change.id, set };
 }

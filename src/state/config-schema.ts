@@ -5,7 +5,9 @@ import { DEFAULT_PROTECTED_BRANCHES } from './paths.js';
  * The settings of config.yaml (design.md §4). Each field is defined once and used twice: optional
  * and without defaults in `configFileSchema` (one layer: a file, the environment or the flags,
  * which are merged before defaults apply), and with defaults in `configSchema` (the resolved
- * `Config`). `configFileSchema` is what the published JSON Schema is generated from.
+ * `Config`). `configFileSchema` is what the published JSON Schema is generated from. Below the
+ * schemas: the key table (environment names, value kinds) and the words for explaining a
+ * violation, so that adding a key here is the whole change.
  */
 
 export const PROFILES = ['quality', 'balanced', 'budget'] as const;
@@ -164,4 +166,77 @@ function leafKind(schema: z.ZodType): LeafKind {
 
 function toScreamingSnake(camel: string): string {
   return camel.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+}
+
+/** One issue per unknown key, so each can be located and get its own suggestion. */
+export function splitUnknownKeys(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  return issues.flatMap((issue): z.core.$ZodIssue[] =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ ...issue, keys: [key] }))
+      : [issue],
+  );
+}
+
+/** Explains a schema issue in the user's terms; `value` is what was found at the issue's path. */
+export function explainIssue(
+  issue: z.core.$ZodIssue,
+  value: unknown,
+): { problem: string; hint: string } {
+  const path = keyPathOf(issue.path);
+  if (issue.code === 'unrecognized_keys') {
+    const known = knownKeysAt(issue.path);
+    const unknown = issue.keys[0] ?? '';
+    const suggestion = suggestKey(unknown, known);
+    return {
+      problem: `unknown setting "${[path, unknown].filter(Boolean).join('.')}"`,
+      hint:
+        suggestion === undefined
+          ? `Known settings${path === '' ? '' : ` under ${path}`}: ${known.join(', ')}.`
+          : `Did you mean "${suggestion}"?`,
+    };
+  }
+  const requirement = CONFIG_REQUIREMENTS[path];
+  const shown = value === undefined ? 'nothing' : JSON.stringify(value);
+  return {
+    problem: `invalid value ${shown.length > 60 ? `${shown.slice(0, 57)}...` : shown} for ${path}`,
+    hint: requirement === undefined ? issue.message : `${path} must be ${requirement}.`,
+  };
+}
+
+/** The dotted key path; array indexes are dropped (protectedBranches[1] → protectedBranches). */
+export function keyPathOf(path: readonly PropertyKey[]): string {
+  return path.filter((part): part is string => typeof part === 'string').join('.');
+}
+
+function knownKeysAt(path: readonly PropertyKey[]): string[] {
+  const prefix = path.map(String);
+  const keys = CONFIG_KEYS.filter((key) => prefix.every((part, i) => key.segments[i] === part))
+    .map((key) => key.segments[prefix.length])
+    .filter((key) => key !== undefined);
+  return [...new Set(keys)];
+}
+
+/** The closest known key: the same ignoring case and `_`/`-` (max_iterations), else a near typo. */
+export function suggestKey(unknown: string, known: readonly string[]): string | undefined {
+  const squash = (key: string) => key.toLowerCase().replace(/[-_]/g, '');
+  let best: { key: string; distance: number } | undefined;
+  for (const key of known) {
+    const distance = editDistance(squash(unknown), squash(key));
+    if (best === undefined || distance < best.distance) best = { key, distance };
+  }
+  const allowed = Math.max(2, Math.floor(unknown.length / 3));
+  return best !== undefined && best.distance <= allowed ? best.key : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
 }

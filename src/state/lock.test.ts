@@ -1,11 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RalphError } from '../util/errors.js';
 import { acquireLock, isProcessAlive, readLock } from './lock.js';
-import type { Lock } from './lock.js';
 
 const created: string[] = [];
 afterAll(async () => {
@@ -20,16 +19,34 @@ async function tempDir(): Promise<string> {
 
 /** A pid that certainly belonged to a process that has exited (and been reaped). */
 function deadPid(): number {
-  const child = spawnSync(process.execPath, ['-e', '']);
-  if (child.pid === undefined) throw new Error('could not spawn node');
-  return child.pid;
+  return spawnSync(process.execPath, ['-e', '']).pid;
+}
+
+/** The RalphError a promise rejects with (fails the test if it resolves or throws something else). */
+async function failure(promise: Promise<unknown>): Promise<RalphError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(RalphError);
+  return error as RalphError;
 }
 
 const now = new Date('2025-01-02T03:04:05.000Z');
 const mine = { pid: process.pid, command: 'ralph run .ralph/x', now };
 
+/** The lock folder's holder file, parsed. */
 async function lockJson(dir: string): Promise<unknown> {
-  return JSON.parse(await readFile(join(dir, '.ralph.lock'), 'utf8'));
+  const entries = await readdir(join(dir, '.ralph.lock'));
+  expect(entries).toHaveLength(1);
+  return JSON.parse(await readFile(join(dir, '.ralph.lock', entries[0] ?? ''), 'utf8'));
+}
+
+/** Puts a lock in place as another process would have left it. */
+async function plantLock(dir: string, content: unknown, name = 'holder-0123abcd.json') {
+  await mkdir(join(dir, '.ralph.lock'));
+  const text = typeof content === 'string' ? content : JSON.stringify(content);
+  await writeFile(join(dir, '.ralph.lock', name), text);
 }
 
 describe('acquireLock', () => {
@@ -53,16 +70,11 @@ describe('acquireLock', () => {
   it('refuses a second run while the holder is alive, naming its pid', async () => {
     const dir = await tempDir();
     const lock = await acquireLock(dir, mine);
-    const error = await acquireLock(dir, { ...mine, command: 'ralph run again' }).catch(
-      (caught: unknown) => caught,
-    );
-    expect(error).toBeInstanceOf(RalphError);
-    expect(error).toMatchObject({
-      code: 'LOCKED',
-      exitCode: 2,
-      message: expect.stringContaining(`pid ${process.pid}`),
-      hint: expect.stringContaining(`kill -INT ${process.pid}`),
-    });
+    const error = await failure(acquireLock(dir, { ...mine, command: 'ralph run again' }));
+    expect(error.code).toBe('LOCKED');
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toContain(`pid ${process.pid}`);
+    expect(error.hint).toContain(`kill -INT ${process.pid}`);
     // The refused attempt left the holder's lock intact and no temp file behind.
     expect(await lockJson(dir)).toMatchObject({ command: 'ralph run .ralph/x' });
     expect(await readdir(dir)).toEqual(['.ralph.lock']);
@@ -73,7 +85,7 @@ describe('acquireLock', () => {
     const dir = await tempDir();
     const dead = deadPid();
     const stale = { pid: dead, hostname: hostname(), command: 'ralph run', startedAt: 'earlier' };
-    await writeFile(join(dir, '.ralph.lock'), JSON.stringify(stale));
+    await plantLock(dir, stale);
     const lock = await acquireLock(dir, mine);
     expect(lock.warnings).toEqual([
       `took over a stale lock left by pid ${dead} (started earlier, ralph run)`,
@@ -83,15 +95,39 @@ describe('acquireLock', () => {
     await lock.release();
   });
 
-  it('takes over a lock file that is not a valid lock', async () => {
+  it('takes over a holder file that is not a valid lock', async () => {
     for (const garbage of ['', '{"pid": "x"', '{"pid": -1}', 'null']) {
       const dir = await tempDir();
-      await writeFile(join(dir, '.ralph.lock'), garbage);
+      await plantLock(dir, garbage);
       const lock = await acquireLock(dir, mine);
-      expect(lock.warnings).toEqual([expect.stringContaining('took over an unreadable lock file')]);
+      expect(lock.warnings).toEqual([expect.stringContaining('took over an unreadable lock')]);
       expect(await lockJson(dir)).toMatchObject({ pid: process.pid });
       await lock.release();
     }
+  });
+
+  it('takes over a plain file or stray entries where the lock folder should be', async () => {
+    const withFile = await tempDir();
+    await writeFile(join(withFile, '.ralph.lock'), JSON.stringify({ pid: process.pid }));
+    const first = await acquireLock(withFile, mine);
+    expect(first.warnings).toEqual([expect.stringContaining('took over an unreadable lock')]);
+    await first.release();
+
+    const withStray = await tempDir();
+    await plantLock(withStray, 'junk', '.DS_Store');
+    const second = await acquireLock(withStray, mine);
+    expect(second.warnings).toHaveLength(1);
+    expect(await lockJson(withStray)).toMatchObject({ pid: process.pid });
+    await second.release();
+    expect(await readdir(withStray)).toEqual([]);
+  });
+
+  it('reuses, silently, an empty lock folder left by a crash', async () => {
+    const dir = await tempDir();
+    await mkdir(join(dir, '.ralph.lock'));
+    const lock = await acquireLock(dir, mine);
+    expect(lock.warnings).toEqual([]);
+    await lock.release();
   });
 
   it('lets exactly one of many concurrent acquires win', async () => {
@@ -112,16 +148,17 @@ describe('acquireLock', () => {
     for (let round = 0; round < 5; round++) {
       const dir = await tempDir();
       const stale = { pid: 999_999, hostname: hostname(), command: 'old', startedAt: 'then' };
-      await writeFile(join(dir, '.ralph.lock'), JSON.stringify(stale));
+      await plantLock(dir, stale);
       // Distinct live holders, so a racer that finds a fresh lock is refused rather than waved on.
       const isAlive = (pid: number) => pid !== stale.pid;
       const results = await Promise.allSettled(
         Array.from({ length: 6 }, (_, i) => acquireLock(dir, { ...mine, pid: 2000 + i, isAlive })),
       );
-      const won = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+      const won = results.flatMap((result) =>
+        result.status === 'fulfilled' ? [result.value] : [],
+      );
       expect(won).toHaveLength(1);
-      const winner = won[0] as Lock;
-      expect(await lockJson(dir)).toMatchObject({ pid: winner.holder.pid });
+      expect(await lockJson(dir)).toMatchObject({ pid: won[0]?.holder.pid });
       expect(await readdir(dir)).toEqual(['.ralph.lock']);
     }
   });
@@ -129,21 +166,19 @@ describe('acquireLock', () => {
   it('assumes a lock from another host is alive (its pid cannot be checked here)', async () => {
     const dir = await tempDir();
     const remote = { pid: 42, hostname: 'elsewhere', command: 'ralph run', startedAt: 'then' };
-    await writeFile(join(dir, '.ralph.lock'), JSON.stringify(remote));
-    await expect(acquireLock(dir, { ...mine, isAlive: () => false })).rejects.toMatchObject({
-      code: 'LOCKED',
-      message: expect.stringContaining('on host elsewhere'),
-      hint: expect.stringContaining(join(dir, '.ralph.lock')),
-    });
+    await plantLock(dir, remote);
+    const error = await failure(acquireLock(dir, { ...mine, isAlive: () => false }));
+    expect(error.code).toBe('LOCKED');
+    expect(error.message).toContain('on host elsewhere');
+    expect(error.hint).toContain(join(dir, '.ralph.lock'));
   });
 
   it('release leaves a lock that is no longer ours', async () => {
     const dir = await tempDir();
     const lock = await acquireLock(dir, mine);
-    const other = JSON.stringify({ pid: 7, hostname: 'h', command: 'c', startedAt: 's' });
-    await writeFile(join(dir, '.ralph.lock.new'), other);
-    await rm(join(dir, '.ralph.lock'));
-    await writeFile(join(dir, '.ralph.lock'), other);
+    // As if another ralph had judged us dead and taken over.
+    await rm(join(dir, '.ralph.lock'), { recursive: true });
+    await plantLock(dir, { pid: 7, hostname: 'h', command: 'c', startedAt: 's' });
     await lock.release();
     expect(await lockJson(dir)).toMatchObject({ pid: 7 });
   });
@@ -173,7 +208,7 @@ describe('readLock', () => {
 
   it('reports an unreadable lock as not alive and without a holder', async () => {
     const dir = await tempDir();
-    await writeFile(join(dir, '.ralph.lock'), 'garbage');
+    await plantLock(dir, 'garbage');
     expect(await readLock(dir)).toMatchObject({ holder: undefined, alive: false });
   });
 });

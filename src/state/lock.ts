@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { link, open, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, rmdir, unlink } from 'node:fs/promises';
 import { hostname as osHostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import * as z from 'zod';
@@ -7,10 +7,20 @@ import { RalphError } from '../util/errors.js';
 import { loopPaths } from './paths.js';
 
 /**
- * One writer per loop directory (design.md §2). The lock file is created whole or not at all:
- * its JSON is written and fsynced under a temp name, then hard-linked to the lock name, and
- * link() fails with EEXIST when the name is taken. So a reader never sees a half-written lock,
- * and of two racing starters exactly one links first.
+ * One writer per loop directory (design.md §2).
+ *
+ * The lock is a folder, `.ralph.lock/`, holding one `holder-<token>.json`. Why not a plain file
+ * made with link(): taking over a stale lock needs "remove it only if it is still the dead one",
+ * and a fixed file name gives no such operation, so two starters that both judged the same lock
+ * stale could both end up holding it (a test reproduces this). Inside a folder the holder file's
+ * name is unique per acquisition, which makes both steps conditional:
+ *  - acquire = rename a fully written, fsynced temp folder onto `.ralph.lock`; rename succeeds only
+ *    if that name is absent or an empty folder, so a half-written lock is never visible and of
+ *    racing starters exactly one wins;
+ *  - take over = unlink the dead holder's file by its unique name (fails if someone already did),
+ *    which empties the folder so the next rename can win;
+ *  - release = unlink our own holder file (fails if it is no longer ours), then rmdir.
+ * A crash between those steps leaves an empty folder, which the next rename simply replaces.
  */
 
 const lockHolderSchema = z.looseObject({
@@ -25,7 +35,7 @@ export type IsAlive = (pid: number) => boolean;
 
 export interface LockStatus {
   path: string;
-  /** undefined when the file cannot be parsed: such a lock is stale by definition. */
+  /** undefined when the lock cannot be parsed: such a lock is stale by definition. */
   holder: LockHolder | undefined;
   /** True when the holder still runs; a holder on another host is assumed alive (unknowable). */
   alive: boolean;
@@ -48,18 +58,20 @@ export interface AcquireOptions {
   hostname?: string;
 }
 
-/** process.kill(pid, 0) probes without signalling: ESRCH means gone, EPERM means someone else's live process. */
+/** Signal 0 probes without signalling: ESRCH means gone, EPERM means someone else's live process. */
 export const isProcessAlive: IsAlive = (pid) => {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return errorCode(error) === 'EPERM';
   }
 };
 
-// Racing with a holder that releases while we look: retry, but never spin forever.
-const MAX_ATTEMPTS = 5;
+const HOLDER_FILE = /^holder-[0-9a-f]+\.json$/;
+// Each round either wins, is refused, or removes one dead holder: a few rounds always suffice
+// unless other starters keep winning and dying, which is worth an error rather than a spin.
+const MAX_ROUNDS = 10;
 
 export async function acquireLock(dir: string, options: AcquireOptions): Promise<Lock> {
   const lockPath = loopPaths(dir).lock;
@@ -71,29 +83,46 @@ export async function acquireLock(dir: string, options: AcquireOptions): Promise
     command: options.command,
     startedAt: options.now.toISOString(),
   };
-  const content = `${JSON.stringify(holder, null, 2)}\n`;
-  const temp = await writeTemp(lockPath, content);
+  const token = randomBytes(8).toString('hex');
+  const holderName = `holder-${token}.json`;
+  const temp = join(dirname(lockPath), `${basename(lockPath)}.${token}.tmp`);
+  await writeTempLock(temp, holderName, `${JSON.stringify(holder, null, 2)}\n`);
   const warnings: string[] = [];
   try {
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    for (let round = 0; round < MAX_ROUNDS; round++) {
       try {
-        await link(temp, lockPath);
-        const { ino, dev } = await stat(lockPath);
-        return makeLock(lockPath, holder, content, { ino, dev }, warnings);
+        await rename(temp, lockPath);
+        return makeLock(lockPath, join(lockPath, holderName), holder, warnings);
       } catch (error) {
-        if (errorCode(error) !== 'EEXIST') throw error;
+        const code = errorCode(error);
+        if (code === 'ENOTDIR') {
+          // Not a lock of ours (a plain file): unlink cannot remove a folder, so this can
+          // never delete a real lock that appeared meanwhile.
+          if (await removeIgnoringGone(() => unlink(lockPath), ['EISDIR', 'EPERM'])) {
+            warnings.push(`took over an unreadable lock (${lockPath})`);
+          }
+          continue;
+        }
+        if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
       }
-      const existing = await readExisting(lockPath);
-      if (existing === undefined) continue; // released meanwhile: try again
-      const status = toStatus(lockPath, existing.content, host, isAlive);
-      if (status.alive && status.holder !== undefined) throw lockedError(dir, status.holder, host);
-      if (await removeIfUnchanged(lockPath, existing)) warnings.push(staleWarning(status));
+      const current = await readHolder(lockPath, host, isAlive);
+      if (current === undefined) continue; // released meanwhile
+      if (current.alive && current.holder !== undefined) {
+        throw lockedError(dir, lockPath, current.holder, host);
+      }
+      // Inside the folder every name is unique to one acquisition, so removing the entry we
+      // judged cannot hit a newer lock; the lock path itself is only ever unlinked (see above).
+      const remove =
+        current.file === lockPath
+          ? () => unlink(lockPath)
+          : () => rm(current.file, { recursive: true });
+      if (await removeIgnoringGone(remove)) warnings.push(staleWarning(current));
     }
-    throw new RalphError('LOCKED', `could not acquire ${lockPath}: it keeps changing`, {
-      hint: 'Another ralph is starting on this loop directory at the same moment; try again.',
+    throw new RalphError('LOCKED', `could not acquire ${lockPath}: it keeps changing hands`, {
+      hint: 'Other ralph runs are starting on this loop directory at the same moment; try again.',
     });
   } finally {
-    await unlink(temp).catch(() => undefined);
+    await rm(temp, { recursive: true, force: true });
   }
 }
 
@@ -103,28 +132,16 @@ export async function readLock(
   options: { isAlive?: IsAlive; hostname?: string } = {},
 ): Promise<LockStatus | undefined> {
   const lockPath = loopPaths(dir).lock;
-  const existing = await readExisting(lockPath);
-  if (existing === undefined) return undefined;
-  return toStatus(
+  const current = await readHolder(
     lockPath,
-    existing.content,
     options.hostname ?? osHostname(),
     options.isAlive ?? isProcessAlive,
   );
+  if (current === undefined) return undefined;
+  return { path: lockPath, holder: current.holder, alive: current.alive };
 }
 
-interface FileIdentity {
-  ino: number;
-  dev: number;
-}
-
-function makeLock(
-  path: string,
-  holder: LockHolder,
-  content: string,
-  identity: FileIdentity,
-  warnings: string[],
-): Lock {
+function makeLock(path: string, holderFile: string, holder: LockHolder, warnings: string[]): Lock {
   let released = false;
   return {
     path,
@@ -133,75 +150,71 @@ function makeLock(
     async release() {
       if (released) return;
       released = true;
-      const current = await readExisting(path);
-      // Someone may have taken it over (e.g. after judging us dead from another host's view).
-      if (current?.content !== content || !sameFile(current, identity)) return;
-      await unlink(path).catch((error: unknown) => {
-        if (errorCode(error) !== 'ENOENT') throw error;
+      // Our file is gone only if someone judged us dead and took over: then the lock is theirs.
+      if (!(await removeIgnoringGone(() => unlink(holderFile)))) return;
+      await rmdir(path).catch((error: unknown) => {
+        // A new holder may already have moved in (ENOTEMPTY), or the folder is gone.
+        const code = errorCode(error);
+        if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'ENOENT') throw error;
       });
     },
   };
 }
 
-async function writeTemp(lockPath: string, content: string): Promise<string> {
-  const temp = join(
-    dirname(lockPath),
-    `${basename(lockPath)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
-  );
-  let handle;
+async function writeTempLock(temp: string, holderName: string, content: string): Promise<void> {
   try {
-    handle = await open(temp, 'wx', 0o644);
+    await mkdir(temp);
   } catch (error) {
     if (errorCode(error) === 'ENOENT') {
-      throw new RalphError(
-        'LOOP_DIR_NOT_FOUND',
-        `loop directory ${dirname(lockPath)} does not exist`,
-        {
-          hint: 'Create it with `ralph init`, or check the path.',
-          cause: error,
-        },
-      );
+      const loopDir = dirname(temp);
+      throw new RalphError('LOOP_DIR_NOT_FOUND', `loop directory ${loopDir} does not exist`, {
+        hint: 'Create it with `ralph init`, or check the path.',
+        cause: error,
+      });
     }
     throw error;
   }
+  const handle = await open(join(temp, holderName), 'wx', 0o644);
   try {
     await handle.writeFile(content);
     await handle.sync();
-  } catch (error) {
-    await handle.close();
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
-  await handle.close();
-  return temp;
-}
-
-interface ExistingLock extends FileIdentity {
-  content: string;
-}
-
-async function readExisting(path: string): Promise<ExistingLock | undefined> {
-  let handle;
-  try {
-    handle = await open(path, 'r');
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT') return undefined;
-    throw error;
-  }
-  try {
-    // Identity and content from one open file: the name may be replaced between two calls.
-    const { ino, dev } = await handle.stat();
-    return { ino, dev, content: await handle.readFile('utf8') };
   } finally {
     await handle.close();
   }
 }
 
-function toStatus(path: string, content: string, host: string, isAlive: IsAlive): LockStatus {
-  const holder = parseHolder(content);
-  if (holder === undefined) return { path, holder, alive: false };
-  const alive = holder.hostname !== host || isAlive(holder.pid);
-  return { path, holder, alive };
+interface CurrentHolder {
+  /** The entry to remove to take this lock over: the holder file, or a stray entry. */
+  file: string;
+  holder: LockHolder | undefined;
+  alive: boolean;
+}
+
+async function readHolder(
+  lockPath: string,
+  host: string,
+  isAlive: IsAlive,
+): Promise<CurrentHolder | undefined> {
+  let entries: string[];
+  try {
+    entries = await readdir(lockPath);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ENOTDIR') return { file: lockPath, holder: undefined, alive: false };
+    throw error;
+  }
+  const name = entries.find((entry) => HOLDER_FILE.test(entry)) ?? entries[0];
+  // An empty folder is a lock being released or taken over, or left by a crash: free.
+  if (name === undefined) return undefined;
+  const file = join(lockPath, name);
+  const content = await readFile(file, 'utf8').catch((error: unknown) => {
+    if (errorCode(error) === 'ENOENT' || errorCode(error) === 'EISDIR') return '';
+    throw error;
+  });
+  const holder = HOLDER_FILE.test(name) ? parseHolder(content) : undefined;
+  if (holder === undefined) return { file, holder, alive: false };
+  return { file, holder, alive: holder.hostname !== host || isAlive(holder.pid) };
 }
 
 function parseHolder(content: string): LockHolder | undefined {
@@ -214,54 +227,39 @@ function parseHolder(content: string): LockHolder | undefined {
 }
 
 /**
- * Removes a stale lock only if it is still the file we judged. There is no compare-and-delete
- * on files, so move it aside under a unique name (only one mover can succeed) and check it is
- * the same inode; if a racer replaced it meanwhile, put theirs back. The remaining window (a
- * third starter linking in the instant before the put-back) needs three simultaneous starters
- * and a stale lock at once.
+ * Runs a removal; false when the entry was already gone (someone else got there first) or, for
+ * `alsoLost`, had become something this removal must not touch (a folder: a new lock).
  */
-async function removeIfUnchanged(lockPath: string, judged: ExistingLock): Promise<boolean> {
-  const aside = `${lockPath}.stale.${process.pid}.${randomBytes(4).toString('hex')}`;
+async function removeIgnoringGone(
+  remove: () => Promise<unknown>,
+  alsoLost: readonly string[] = [],
+): Promise<boolean> {
   try {
-    await rename(lockPath, aside);
+    await remove();
+    return true;
   } catch (error) {
-    if (errorCode(error) === 'ENOENT') return false;
+    const code = errorCode(error) ?? '';
+    if (code === 'ENOENT' || alsoLost.includes(code)) return false;
     throw error;
   }
-  const moved = await stat(aside);
-  if (sameFile(moved, judged)) {
-    await unlink(aside);
-    return true;
-  }
-  try {
-    await link(aside, lockPath);
-  } catch (error) {
-    if (errorCode(error) !== 'EEXIST') throw error;
-  }
-  await unlink(aside);
-  return false;
 }
 
-function sameFile(a: FileIdentity, b: FileIdentity): boolean {
-  return a.ino === b.ino && a.dev === b.dev;
-}
-
-function staleWarning(status: LockStatus): string {
-  if (status.holder === undefined) return `took over an unreadable lock file ${status.path}`;
-  const { pid, startedAt, command } = status.holder;
+function staleWarning(current: CurrentHolder): string {
+  if (current.holder === undefined) return `took over an unreadable lock (${current.file})`;
+  const { pid, startedAt, command } = current.holder;
   return `took over a stale lock left by pid ${pid} (started ${startedAt}, ${command})`;
 }
 
-function lockedError(dir: string, holder: LockHolder, host: string): RalphError {
-  const where = holder.hostname === host ? '' : ` on host ${holder.hostname}`;
+function lockedError(dir: string, lockPath: string, holder: LockHolder, host: string): RalphError {
+  const remote = holder.hostname !== host;
+  const where = remote ? ` on host ${holder.hostname}` : '';
   return new RalphError(
     'LOCKED',
     `${dir} is in use by pid ${holder.pid}${where} (${holder.command}, started ${holder.startedAt})`,
     {
-      hint:
-        where === ''
-          ? `Wait for it to finish, or stop it with \`kill -INT ${holder.pid}\` (it pauses and can be resumed).`
-          : `Stop it on ${holder.hostname}; if it is gone, delete ${loopPaths(dir).lock}.`,
+      hint: remote
+        ? `Stop it on ${holder.hostname}; if it is no longer running, delete ${lockPath}.`
+        : `Wait for it to finish, or stop it with \`kill -INT ${holder.pid}\` (it pauses and can be resumed).`,
     },
   );
 }

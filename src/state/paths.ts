@@ -44,6 +44,7 @@ export interface LoopPaths {
   hooksDir: string;
   hook(point: HookPoint): string;
   archiveDir: string;
+  /** The lock: a folder holding one `holder-<token>.json` (lock.ts explains why a folder). */
   lock: string;
 }
 

@@ -29,15 +29,22 @@ export function testEnv(home: string, extra: Record<string, string> = {}): NodeJ
 
 export function runRalph(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<RunResult> {
   return new Promise((done) => {
-    execFile(process.execPath, [RALPH_BIN, ...args], { cwd, env, encoding: 'utf8' }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      done({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [RALPH_BIN, ...args],
+      { cwd, env, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        done({ code, stdout, stderr });
+      },
+    );
   });
 }
 
 /** A temp folder holding a git repository (on `branch`) and a separate HOME. */
-export async function tempRepo(branch = 'feature/csv-export'): Promise<{ repo: string; home: string }> {
+export async function tempRepo(
+  branch = 'feature/csv-export',
+): Promise<{ repo: string; home: string }> {
   const root = await realpath(await mkdtemp(join(tmpdir(), 'ralph-e2e-')));
   const repo = join(root, 'repo');
   const home = join(root, 'home');

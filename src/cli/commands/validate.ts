@@ -28,8 +28,12 @@ export function validateCommand(context: CliContext, setExitCode: SetExitCode) {
           agent: agentProbeFor(config, context),
         });
         if (options.json === true) {
-          const { taskList: _document, ...rest } = report;
-          writeJson(context, rest);
+          writeJson(context, {
+            ok: report.ok,
+            branch: report.branch,
+            loopDir: report.loopDir,
+            checks: report.checks,
+          });
         } else {
           printReport(report, context);
         }

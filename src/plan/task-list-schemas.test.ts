@@ -1,0 +1,60 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  featureListArraySchema,
+  featureListObjectSchema,
+  prdHybridSchema,
+  prdSnarktankSchema,
+  prdStorySchema,
+} from './task-list-schemas.js';
+
+const corpus = resolve(process.cwd(), '../shared/corpus/plans');
+const load = (name: string): unknown => JSON.parse(readFileSync(join(corpus, name), 'utf8'));
+
+describe('task list schemas', () => {
+  it.each([
+    [prdHybridSchema, 'hybrid-526-oauth.json'],
+    [prdHybridSchema, 'yisu-prd-zh.json'],
+    [prdSnarktankSchema, 'snarktank-prd-example.json'],
+    [prdSnarktankSchema, 'ralph-tui-sample-prd.json'],
+    [featureListObjectSchema, 'mini-jwt-feature-list.json'],
+    [featureListObjectSchema, 'appointment-feature-list.json'],
+    [featureListArraySchema, 'mathweb-feature-list.json'],
+    [featureListArraySchema, 'fleet-e2e-toy-features.json'],
+  ])('accept real files (%#: %s)', (schema, name) => {
+    expect(schema.safeParse(load(name)).success).toBe(true);
+  });
+
+  it('let unknown fields through untouched', () => {
+    const story = { id: 'S-1', labels: ['x'], checkpoint: true, nested: { a: 1 } };
+    expect(prdStorySchema.parse(story)).toEqual(story);
+  });
+
+  it('refuse present fields of the wrong type', () => {
+    for (const bad of [
+      { id: 'S-1', passes: 'true' },
+      { id: 'S-1', priority: 'urgent' },
+      { id: 'S-1', acceptanceCriteria: 'works' },
+      { id: 'S-1', mcpServers: 'github' },
+      { id: 'S-1', amendment: { id: 'A', type: 'rewrite' } },
+      { id: '' },
+      { title: 'no id' },
+    ]) {
+      expect(prdStorySchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
+    }
+  });
+
+  it.each([
+    ['prd-hybrid', prdHybridSchema],
+    ['prd-snarktank', prdSnarktankSchema],
+    ['feature-list-object', featureListObjectSchema],
+    ['feature-list-array', featureListArraySchema],
+  ])('export %s to JSON Schema with descriptions', (_name, schema) => {
+    const json = JSON.stringify(z.toJSONSchema(schema));
+    expect(json).toContain('"description"');
+    expect(json).toContain('1 = highest');
+    expect(json).toContain('"additionalProperties":{}');
+  });
+});

@@ -1,0 +1,96 @@
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runRalph, tempRepo, testEnv } from './harness.js';
+
+const LOOP = '.ralph/feature-csv-export';
+
+describe('ralph init → validate → status (built binary, temp git repo)', () => {
+  it('scaffolds a loop directory that validates, and reports its status as JSON', async () => {
+    const { repo, home } = await tempRepo();
+    const env = testEnv(home);
+
+    const init = await runRalph(['init'], repo, env);
+    expect(init.stderr).toBe('');
+    expect(init.code).toBe(0);
+    expect(init.stdout).toContain(`Created ${LOOP}/`);
+    for (const file of ['prompt.md', 'prd.json', 'spec.md', 'progress.txt']) {
+      expect((await readFile(join(repo, LOOP, file), 'utf8')).length).toBeGreaterThan(0);
+    }
+    const prompt = await readFile(join(repo, LOOP, 'prompt.md'), 'utf8');
+    expect(prompt).toContain('<promise>STORY_COMPLETE</promise>');
+    expect(prompt).toContain('<promise>COMPLETE</promise>');
+
+    const validate = await runRalph(['validate'], repo, env);
+    expect(validate.stdout).toContain('Preflight checks for branch: feature/csv-export');
+    expect(validate.stdout).toContain('✓ Sync check passed');
+    expect(validate.stdout).toContain('✓ Claude Code found: claude 2.1.330');
+    expect(validate.stdout).toContain('All checks passed. Ready to run.');
+    expect(validate.code).toBe(0);
+
+    const status = await runRalph(['status', '--json'], repo, env);
+    expect(status.code).toBe(0);
+    const report = JSON.parse(status.stdout) as Record<string, unknown>;
+    expect(report).toMatchObject({
+      branch: 'feature/csv-export',
+      format: 'prd-hybrid',
+      stories: { total: 2, passing: 0, open: 2 },
+      complete: false,
+      next: { id: 'STORY-001', priority: 1 },
+      lastRun: null,
+    });
+  });
+
+  it('validate --json reports every check with a stable name', async () => {
+    const { repo, home } = await tempRepo();
+    const env = testEnv(home);
+    await runRalph(['init'], repo, env);
+    const result = await runRalph(['validate', '--json'], repo, env);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as {
+      ok: boolean;
+      checks: { name: string; status: string }[];
+    };
+    expect(report.ok).toBe(true);
+    expect(report.checks.map((check) => check.name)).toEqual([
+      'branch',
+      'folder',
+      'files',
+      'task-list',
+      'spec',
+      'sync',
+      'agent',
+    ]);
+  });
+
+  it('init refuses to overwrite and writes nothing', async () => {
+    const { repo, home } = await tempRepo();
+    const env = testEnv(home);
+    await mkdir(join(repo, LOOP), { recursive: true });
+    await writeFile(join(repo, LOOP, 'prd.json'), 'mine');
+    const result = await runRalph(['init'], repo, env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('refusing to overwrite');
+    expect(result.stderr).toContain('prd.json');
+    expect(await readFile(join(repo, LOOP, 'prd.json'), 'utf8')).toBe('mine');
+    await expect(stat(join(repo, LOOP, 'prompt.md'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('init DIR uses the folder as given', async () => {
+    const { repo, home } = await tempRepo();
+    const result = await runRalph(['init', '.claude/data/ralph-loops/task-a'], repo, testEnv(home));
+    expect(result.code).toBe(0);
+    const prd = JSON.parse(
+      await readFile(join(repo, '.claude/data/ralph-loops/task-a/prd.json'), 'utf8'),
+    ) as {
+      userStories: unknown[];
+    };
+    expect(prd.userStories).toHaveLength(2);
+    const validate = await runRalph(
+      ['validate', '.claude/data/ralph-loops/task-a'],
+      repo,
+      testEnv(home),
+    );
+    expect(validate.code).toBe(0);
+  });
+});
