@@ -1,6 +1,7 @@
 /**
  * The port between the loop and an agent CLI. Each agent (Claude Code first) lives in its own
- * folder under src/agents/ and is reached only through these types.
+ * folder under src/agents/ and is reached only through these types; the engine never sees argv,
+ * processes or stream formats.
  */
 
 export type AgentId = 'claude';
@@ -18,4 +19,128 @@ export interface AgentProbeResult {
 
 export interface AgentProbe {
   probe(): Promise<AgentProbeResult>;
+}
+
+/** How much the agent may do without asking; unattended loops cannot answer prompts. */
+export type PermissionMode =
+  | { kind: 'skip' } // --dangerously-skip-permissions
+  | { kind: 'mode'; mode: 'default' | 'acceptEdits' | 'bypassPermissions' | 'dontAsk' | 'plan' };
+
+export interface AgentRunRequest {
+  prompt: string;
+  /** The repository the agent works in. */
+  cwd: string;
+  model: string | undefined;
+  /** undefined = the user's own MCP config; [] = no MCP servers; names = only those. */
+  mcpServers: readonly string[] | undefined;
+  permission: PermissionMode;
+  /** Claude Code settings JSON passed with --settings (hooks), when ralph adds any. */
+  settings: Record<string, unknown> | undefined;
+  /** The environment of the child, before the adapter removes what must not leak (CLAUDECODE). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Where every raw output line goes, untouched (logs/iteration-N-attempt-M.jsonl). */
+  logFile: string;
+  /** Wall-clock limit; the whole process tree is killed when it passes. */
+  timeoutMs: number;
+  /** Aborting kills the whole process tree (SIGTERM, then SIGKILL after a grace period). */
+  signal: AbortSignal;
+  /** Called for every parsed output line as it arrives (monitor, verbose output). */
+  onEvent?: (event: AgentEvent) => void;
+}
+
+export interface ToolCall {
+  id: string | undefined;
+  name: string;
+  /** A one-line summary of the input (a command, a file path), never the whole content. */
+  summary: string;
+}
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens: number;
+  cacheCreationInputTokens: number;
+}
+
+export interface PermissionDenial {
+  toolName: string;
+  toolUseId: string | undefined;
+}
+
+/** A rate_limit_event line: `status` "allowed" is informational, "rejected" means a usage limit. */
+export interface RateLimitInfo {
+  status: string;
+  /** Epoch milliseconds, normalised from the line's seconds or milliseconds. */
+  resetsAt: number | undefined;
+  rateLimitType: string | undefined;
+}
+
+/** One parsed line of agent output; lines the parser does not know are kept as `unknown`. */
+export type AgentEvent =
+  | {
+      type: 'init';
+      sessionId: string | undefined;
+      model: string | undefined;
+      version: string | undefined;
+    }
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; call: ToolCall }
+  | { type: 'tool_result'; toolUseId: string | undefined; isError: boolean; text: string }
+  | { type: 'rate_limit'; info: RateLimitInfo }
+  | {
+      type: 'api_retry';
+      attempt: number | undefined;
+      errorStatus: number | undefined;
+      error: string | undefined;
+    }
+  | { type: 'result'; summary: AgentResultLine }
+  | { type: 'unknown'; raw: string };
+
+/** The fields of Claude Code's final `result` line that the loop uses. */
+export interface AgentResultLine {
+  subtype: string | undefined;
+  isError: boolean;
+  apiErrorStatus: number | undefined;
+  resultText: string | undefined;
+  sessionId: string | undefined;
+  costUsd: number | undefined;
+  numTurns: number | undefined;
+  usage: TokenUsage | undefined;
+  permissionDenials: PermissionDenial[];
+  durationMs: number | undefined;
+}
+
+/** Everything the loop learns from one agent process. */
+export interface AgentRunResult {
+  exitCode: number | undefined;
+  /** The signal that ended the process, when one did. */
+  exitSignal: string | undefined;
+  timedOut: boolean;
+  /** Ended because the request's signal aborted (Ctrl+C, stop). */
+  canceled: boolean;
+  /** The executable could not be started (ENOENT, EACCES). */
+  spawnError: string | undefined;
+  sessionId: string | undefined;
+  model: string | undefined;
+  /** The result line, when the agent printed one (a killed or crashed agent may not). */
+  result: AgentResultLine | undefined;
+  /** The last assistant text block: where a completion promise counts. */
+  finalText: string | undefined;
+  toolCalls: ToolCall[];
+  rateLimits: RateLimitInfo[];
+  /** The last lines of stderr, for error classification and messages. */
+  stderrTail: string;
+  /** Output lines seen, parsed or not. */
+  lineCount: number;
+  durationMs: number;
+}
+
+export interface AgentAdapter extends AgentProbe {
+  readonly id: AgentId;
+  /** The exact argv (without the executable) a request would start; shown by --dry-run. */
+  commandLine(request: Omit<AgentRunRequest, 'signal' | 'logFile' | 'onEvent'>): {
+    command: string;
+    args: string[];
+  };
+  run(request: AgentRunRequest): Promise<AgentRunResult>;
 }
