@@ -93,4 +93,28 @@ describe('ralph init → validate → status (built binary, temp git repo)', () 
     );
     expect(validate.code).toBe(0);
   });
+
+  it('status shows the last run from status.json', async () => {
+    const { repo, home } = await tempRepo();
+    const env = testEnv(home);
+    await runRalph(['init'], repo, env);
+    const status = {
+      schemaVersion: 1,
+      state: 'REACHED_LIMIT',
+      startedAt: '2026-11-22T10:00:00.000Z',
+      updatedAt: '2026-11-22T10:30:00.000Z',
+      iteration: 20,
+      maxIterations: 20,
+      storiesTotal: 2,
+      storiesPassing: 1,
+      exitReason: 'max iterations reached',
+    };
+    await writeFile(join(repo, LOOP, 'status.json'), JSON.stringify(status));
+    const text = await runRalph(['status'], repo, env);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('Last run:       REACHED_LIMIT, iteration 20/20');
+    expect(text.stdout).toContain('Stopped:        max iterations reached');
+    const json = await runRalph(['status', '--json'], repo, env);
+    expect((JSON.parse(json.stdout) as { lastRun: unknown }).lastRun).toMatchObject(status);
+  });
 });
