@@ -1,8 +1,12 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import type { Readable } from 'node:stream';
+import { createLineSplitter } from './line-splitter.js';
 
 /**
- * The only module that starts processes (design.md §1). For now it runs short commands to
- * completion; the loop engine adds long-running, process-group-wide spawning here.
+ * The only module that starts processes (design.md §1): short commands run to completion
+ * (`runCommand`), long-running agents stream their output line by line (`spawnStreaming`).
  */
 
 export interface CommandResult {
@@ -54,4 +58,241 @@ export function runCommand(
       },
     );
   });
+}
+
+export interface StreamingOptions {
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Wall-clock limit for the whole run; 0 or Infinity means none. */
+  timeoutMs: number;
+  /** Kill the process when it has printed nothing (stdout or stderr) for this long. */
+  idleTimeoutMs?: number;
+  /** Aborting kills the whole process group, like a timeout. */
+  signal?: AbortSignal;
+  /**
+   * Every stdout line, without its terminator (\n or \r\n), in order. Returning a promise holds
+   * back further output until it settles: back-pressure for a slow log file.
+   */
+  onLine: (line: string) => void | Promise<void>;
+  onStderr?: (chunk: string) => void;
+  /** The child's pid (= its process group id), e.g. to record it for `ralph stop`. */
+  onSpawn?: (pid: number) => void;
+  /** How long SIGTERM may take before the group gets SIGKILL. */
+  killGraceMs?: number;
+}
+
+/** execa's field semantics: exitCode is undefined when a signal ended the process. */
+export interface StreamingResult {
+  exitCode: number | undefined;
+  exitSignal: NodeJS.Signals | undefined;
+  /** The wall-clock or the idle limit passed and ralph killed the process group. */
+  timedOut: boolean;
+  /** The idle limit (no output) was the one that passed. */
+  idleTimedOut: boolean;
+  /** The caller's signal aborted and ralph killed the process group. */
+  canceled: boolean;
+  /** Why the executable could not be started (ENOENT, EACCES, …); nothing ran. */
+  spawnError: string | undefined;
+  durationMs: number;
+}
+
+/** Process groups started here that may still have members; see killRunningProcessGroups. */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+/** Signals every member of the group `pid` leads; false when none is left (ESRCH) or allowed. */
+function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Sends `signal` to every agent process group still running and returns how many there were.
+ * Children are detached (their own group, so one kill reaches grandchildren), which also means
+ * they do not die with ralph: ralph's own shutdown must abort its runs and await them, and this is
+ * the last resort. spawnStreaming installs it on process 'exit' (SIGKILL, since nothing can be
+ * awaited there). If ralph itself is SIGKILLed nothing can run; the recorded pid (onSpawn) lets a
+ * later `ralph stop` or resume clean up.
+ */
+export function killRunningProcessGroups(signal: NodeJS.Signals = 'SIGKILL'): number {
+  let count = 0;
+  for (const pid of liveGroups) if (signalGroup(pid, signal)) count += 1;
+  return count;
+}
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => killRunningProcessGroups('SIGKILL'));
+}
+
+function spawnFailure(error: unknown): string {
+  const details = error as NodeJS.ErrnoException;
+  return typeof details.code === 'string' ? details.code : String(details.message);
+}
+
+function safeTimeout(ms: number | undefined, action: () => void): NodeJS.Timeout | undefined {
+  if (ms === undefined || ms <= 0 || !Number.isFinite(ms)) return undefined;
+  // setTimeout fires at once for delays beyond 2^31-1 ms; such limits mean "practically none".
+  return ms > 2_147_483_647 ? undefined : setTimeout(action, ms);
+}
+
+/**
+ * Starts a long-running process (an agent) in its own process group with stdin from /dev/null,
+ * streams stdout line by line (never buffering the whole output) and resolves when the process
+ * and its output are done. A timeout or abort sends SIGTERM to the whole group, then SIGKILL after
+ * `killGraceMs`. Never rejects for the child's failures (non-zero exit, signal, spawn error); it
+ * rejects only when `onLine` / `onStderr` throw, after killing the group.
+ */
+export function spawnStreaming(
+  file: string,
+  args: readonly string[],
+  options: StreamingOptions,
+): Promise<StreamingResult> {
+  const started = performance.now();
+  const base = { exitCode: undefined, exitSignal: undefined, timedOut: false, idleTimedOut: false };
+  const elapsed = () => Math.round(performance.now() - started);
+  if (options.signal?.aborted === true) {
+    return Promise.resolve({ ...base, canceled: true, spawnError: undefined, durationMs: 0 });
+  }
+  let child: ChildProcess;
+  try {
+    child = spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+  } catch (error) {
+    // Invalid arguments (a NUL byte in argv, …) throw synchronously instead of emitting 'error'.
+    const spawnError = spawnFailure(error);
+    return Promise.resolve({ ...base, canceled: false, spawnError, durationMs: elapsed() });
+  }
+  const { pid } = child;
+  if (pid === undefined) {
+    return new Promise((resolve) => {
+      child.once('error', (error) => {
+        resolve({ ...base, canceled: false, spawnError: spawnFailure(error), durationMs: elapsed() });
+      });
+    });
+  }
+  return superviseChild(child, pid, options, elapsed);
+}
+
+function superviseChild(
+  child: ChildProcess,
+  pid: number,
+  options: StreamingOptions,
+  elapsed: () => number,
+): Promise<StreamingResult> {
+  const { stdout, stderr } = child;
+  if (stdout === null || stderr === null) throw new Error('spawnStreaming: stdio must be piped');
+  const graceMs = options.killGraceMs ?? 5000;
+  liveGroups.add(pid);
+  installExitHook();
+
+  let reason: 'timeout' | 'idle' | 'abort' | 'callback' | undefined;
+  let termSent = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  let callbackError: { error: unknown } | undefined;
+
+  const forget = () => {
+    clearTimeout(killTimer);
+    liveGroups.delete(pid);
+  };
+  // SIGTERM to the whole group once, then SIGKILL to whatever is left after the grace period.
+  const killGroup = () => {
+    if (termSent) return;
+    termSent = true;
+    signalGroup(pid, 'SIGTERM');
+    killTimer = setTimeout(() => {
+      signalGroup(pid, 'SIGKILL');
+      liveGroups.delete(pid);
+      // A member that left the group (setsid) may still hold our pipes; stop waiting for it.
+      setTimeout(() => {
+        stdout.destroy();
+        stderr.destroy();
+      }, 1000).unref();
+    }, graceMs);
+    killTimer.unref();
+  };
+  const terminate = (why: NonNullable<typeof reason>) => {
+    reason ??= why;
+    killGroup();
+  };
+  const fail = (error: unknown) => {
+    callbackError ??= { error };
+    terminate('callback');
+  };
+
+  const wallTimer = safeTimeout(options.timeoutMs, () => terminate('timeout'));
+  const idleTimer = safeTimeout(options.idleTimeoutMs, () => terminate('idle'));
+  const onAbort = () => terminate('abort');
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+
+  stdout.setEncoding('utf8');
+  stderr.setEncoding('utf8');
+  stderr.on('data', (chunk: string) => {
+    idleTimer?.refresh();
+    try {
+      options.onStderr?.(chunk);
+    } catch (error) {
+      fail(error);
+    }
+  });
+  const pumped = pumpLines(stdout, options.onLine, () => idleTimer?.refresh()).catch(fail);
+
+  let exitCode: number | undefined;
+  let exitSignal: NodeJS.Signals | undefined;
+  const closed = new Promise<void>((resolve) => {
+    child.once('exit', () => {
+      // The leader is gone; anything it left in its group (background jobs) goes too, so no
+      // iteration leaves processes behind and a job holding our stdout cannot stall the run.
+      if (signalGroup(pid, 0)) killGroup();
+    });
+    child.once('close', (code, signal) => {
+      exitCode = code ?? undefined;
+      exitSignal = signal ?? undefined;
+      resolve();
+    });
+  });
+
+  return Promise.all([closed, pumped]).then(() => {
+    clearTimeout(wallTimer);
+    clearTimeout(idleTimer);
+    options.signal?.removeEventListener('abort', onAbort);
+    // Keep the SIGKILL pending only while members (e.g. ones ignoring SIGTERM) remain.
+    if (!signalGroup(pid, 0)) forget();
+    if (callbackError !== undefined) throw callbackError.error;
+    return {
+      exitCode,
+      exitSignal,
+      timedOut: reason === 'timeout' || reason === 'idle',
+      idleTimedOut: reason === 'idle',
+      canceled: reason === 'abort',
+      spawnError: undefined,
+      durationMs: elapsed(),
+    };
+  });
+}
+
+async function pumpLines(
+  stream: Readable,
+  onLine: StreamingOptions['onLine'],
+  onActivity: () => void,
+): Promise<void> {
+  const splitter = createLineSplitter();
+  for await (const chunk of stream) {
+    onActivity();
+    for (const line of splitter.push(chunk as string)) {
+      const wait = onLine(line);
+      if (wait !== undefined) await wait;
+    }
+  }
+  const last = splitter.end();
+  if (last !== undefined) await onLine(last);
 }

@@ -1,6 +1,7 @@
 import { Command } from '@commander-js/extra-typings';
 import { createRequire } from 'node:module';
 import { initCommand } from './commands/init.js';
+import { runCommand } from './commands/run.js';
 import { statusCommand } from './commands/status.js';
 import { validateCommand } from './commands/validate.js';
 import type { CliContext } from './context.js';
@@ -34,6 +35,7 @@ export function createProgram(context: CliContext, setExitCode: SetExitCode): Co
 
   for (const command of [
     initCommand(context, setExitCode),
+    runCommand(context, setExitCode),
     validateCommand(context, setExitCode),
     statusCommand(context, setExitCode),
   ]) {

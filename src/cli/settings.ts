@@ -1,19 +1,25 @@
 import { createClaudeProbe } from '../agents/claude/probe.js';
 import type { AgentProbe } from '../agents/types.js';
 import type { Config, ConfigFile } from '../state/config-schema.js';
-import { loadConfig } from '../state/config.js';
+import { loadConfig, type ConfigSource } from '../state/config.js';
 import { findGitRepo } from '../state/git.js';
 import { homeDirOf, writeLine, type CliContext } from './context.js';
+
+export interface CommandSettings {
+  config: Config;
+  /** Where each key's value came from; a value still at its default was not chosen by anyone. */
+  sources: Record<string, ConfigSource>;
+}
 
 /**
  * Loads the configuration every command shares: files found from the repository around cwd,
  * RALPH_* environment, and the command's own flags. Config warnings go to stderr so that
  * `--json` output on stdout stays parseable.
  */
-export async function loadCommandConfig(
+export async function loadCommandSettings(
   context: CliContext,
   flags: ConfigFile = {},
-): Promise<Config> {
+): Promise<CommandSettings> {
   const repo = await findGitRepo(context.cwd).catch(() => undefined);
   const loaded = await loadConfig({
     homeDir: homeDirOf(context),
@@ -22,7 +28,11 @@ export async function loadCommandConfig(
     flags,
   });
   for (const warning of loaded.warnings) writeLine(context.stderr, `ralph: warning: ${warning}`);
-  return loaded.config;
+  return { config: loaded.config, sources: loaded.sources };
+}
+
+export async function loadCommandConfig(context: CliContext): Promise<Config> {
+  return (await loadCommandSettings(context)).config;
 }
 
 /** The agent ralph would run, as configured: RALPH_CLAUDE_BIN / agents.claude.command / `claude` on PATH. */

@@ -1,0 +1,94 @@
+import { relative } from 'node:path';
+import type { AgentAdapter } from '../../agents/types.js';
+import { selectModel } from '../../core/model-select.js';
+import { buildPrompt } from '../../core/prompt.js';
+import { nextStory, summarise } from '../../plan/order.js';
+import { readTaskListFile } from '../../plan/read.js';
+import { loopPaths } from '../../state/paths.js';
+import { writeLine, type CliContext } from '../context.js';
+import { writeJson } from '../output.js';
+import type { PreparedRun } from './run-prepare.js';
+
+/** `ralph run --dry-run`: what the next iteration would do, exactly, without doing it. */
+export async function printDryRun(
+  context: CliContext,
+  prepared: PreparedRun,
+  agent: AgentAdapter,
+  json: boolean,
+): Promise<void> {
+  const { options } = prepared;
+  const document = await readTaskListFile(options.taskListFile);
+  const summary = summarise(document.taskList);
+  const story = nextStory(document.taskList);
+  const shown = (path: string): string => relative(options.cwd, path) || '.';
+  const paths = loopPaths(options.loopDir);
+  const plan = {
+    loopDir: options.loopDir,
+    taskList: options.taskListFile,
+    stories: { total: summary.total, passing: summary.passing },
+    iteration: (options.resume?.iteration ?? 0) + 1,
+    maxIterations: options.maxIterations,
+    prompt: prepared.promptSource,
+    next: story === undefined ? null : { id: story.id, title: story.title },
+    model: story === undefined ? null : selectModel(story, document.taskList, options.models),
+    promptBytes: 0,
+    command: null as { command: string; args: string[] } | null,
+  };
+  if (story !== undefined && plan.model !== null) {
+    const prompt = buildPrompt(options.promptTemplate, story, {
+      taskList: shown(options.taskListFile),
+      progress: shown(paths.progress),
+      spec: options.hasSpec ? shown(paths.spec) : undefined,
+      specsDir: options.hasSpecsDir ? `${shown(paths.specsDir)}/` : undefined,
+    });
+    plan.promptBytes = Buffer.byteLength(prompt);
+    const line = agent.commandLine({
+      prompt,
+      cwd: options.cwd,
+      model: plan.model.model,
+      mcpServers: story.mcpServers,
+      permission: options.permission,
+      settings: options.settings,
+      env: options.env,
+      timeoutMs: options.timeoutMs,
+    });
+    // The prompt is long; show its size instead of the text.
+    plan.command = {
+      command: line.command,
+      args: line.args.map((arg) => (arg === prompt ? '<prompt>' : arg)),
+    };
+  }
+  if (json) {
+    writeJson(context, plan);
+    return;
+  }
+  const out = context.stdout;
+  writeLine(out, `Dry run — nothing is started.`);
+  writeLine(out, `Loop directory: ${shown(options.loopDir)}/`);
+  writeLine(
+    out,
+    `Task list:      ${shown(options.taskListFile)} (${summary.passing}/${summary.total} passing)`,
+  );
+  writeLine(out, `Iteration:      ${plan.iteration} of at most ${options.maxIterations}`);
+  if (story === undefined || plan.model === null || plan.command === null) {
+    writeLine(
+      out,
+      `Next story:     none (${summary.passing === summary.total ? 'every story passes' : 'all open stories wait on dependsOn'})`,
+    );
+    return;
+  }
+  writeLine(out, `Next story:     ${story.id} ${story.title}`);
+  writeLine(
+    out,
+    `Model:          ${plan.model.model ?? "(the agent's default)"} (from ${plan.model.source})`,
+  );
+  writeLine(out, `Prompt:         ${plan.promptBytes} bytes from ${prepared.promptSource}`);
+  writeLine(
+    out,
+    `Command:        ${[plan.command.command, ...plan.command.args].map(quote).join(' ')}`,
+  );
+}
+
+function quote(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,81 @@
+import type { AgentAdapter } from '../../agents/types.js';
+import type { LoopResult, runLoop as RunLoop } from '../../core/engine.js';
+import type { Reporter } from '../../core/events.js';
+import { eventsFileReporter } from '../../monitor/reporters/events-file.js';
+import { jsonLinesReporter } from '../../monitor/reporters/json-lines.js';
+import { progressHistoryReporter } from '../../monitor/reporters/progress-history.js';
+import { statusFileReporter } from '../../monitor/reporters/status-file.js';
+import { textReporter } from '../../monitor/reporters/text.js';
+import type { Clock } from '../../safety/clock.js';
+import { archiveLoop } from '../../state/archive.js';
+import { acquireLock } from '../../state/lock.js';
+import { loopPaths } from '../../state/paths.js';
+import { writeLine, type CliContext } from '../context.js';
+import { printWarnings, type PreparedRun } from './run-prepare.js';
+
+export interface StartOptions {
+  json: boolean;
+  verbose: boolean;
+  archive: boolean;
+  runLoop: typeof RunLoop;
+  clock: Clock;
+}
+
+/**
+ * Runs a prepared loop for real: takes the loop directory's lock, turns Ctrl+C / SIGTERM into a
+ * clean pause (the agent's process tree is stopped, state PAUSED, exit 130), wires the
+ * reporters, and archives a completed feature.
+ */
+export async function startRun(
+  context: CliContext,
+  prepared: PreparedRun,
+  agent: AgentAdapter,
+  options: StartOptions,
+): Promise<LoopResult> {
+  const { loopDir } = prepared.options;
+  const lock = await acquireLock(loopDir, {
+    pid: process.pid,
+    command: `ralph run ${loopDir}`,
+    now: options.clock.now(),
+  });
+  printWarnings(context, [...prepared.warnings, ...lock.warnings]);
+  const controller = new AbortController();
+  const stop = (): void => {
+    controller.abort();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  const out = (line: string): void => {
+    writeLine(options.json ? context.stderr : context.stdout, line);
+  };
+  const reporters: Reporter[] = [
+    eventsFileReporter(loopDir),
+    statusFileReporter(loopDir, process.pid),
+    progressHistoryReporter(loopPaths(loopDir).progress),
+    options.json
+      ? jsonLinesReporter((line) => {
+          writeLine(context.stdout, line);
+        })
+      : textReporter(out, { verbose: options.verbose }),
+  ];
+  try {
+    const result = await options.runLoop(prepared.options, {
+      agent,
+      reporters,
+      clock: options.clock,
+      signal: controller.signal,
+    });
+    if (result.state === 'COMPLETE' && options.archive) {
+      const target = await archiveLoop(loopDir, {
+        feature: prepared.options.feature,
+        now: options.clock.now(),
+      });
+      if (!options.json) out(`ralph: archived to ${target}`);
+    }
+    return result;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    await lock.release();
+  }
+}

@@ -1,0 +1,134 @@
+import { Command, InvalidArgumentError, Option } from '@commander-js/extra-typings';
+import { createAgent } from '../../agents/registry.js';
+import { runLoop } from '../../core/engine.js';
+import { runPreflight } from '../../core/preflight.js';
+import { systemClock } from '../../safety/clock.js';
+import { writeLine, type CliContext } from '../context.js';
+import { ExitCode, reportError } from '../exit.js';
+import type { SetExitCode } from '../program.js';
+import { loadCommandSettings } from '../settings.js';
+import { printDryRun } from './run-dry.js';
+import { prepareRun, runFlagsToConfig, type RunFlags } from './run-prepare.js';
+import { startRun } from './run-start.js';
+
+export function runCommand(context: CliContext, setExitCode: SetExitCode) {
+  return new Command('run')
+    .description(
+      'Run the loop: one fresh agent process per iteration, one story each (priority, then id,\n' +
+        'then file order), until every story passes, --max-iterations is reached, or you press\n' +
+        'Ctrl+C (state PAUSED; the next `ralph run` resumes with the iteration count and cost).\n' +
+        'Preflight (ralph validate) runs first. Exit 0 complete, 1 limit or error, 2 invalid\n' +
+        'input, 130 interrupted.',
+    )
+    .argument('[dir]', 'loop directory (default: .ralph/<git branch>/)')
+    .option('-n, --max-iterations <n>', 'most iterations in this run (default 20)', parseCount)
+    .option(
+      '-t, --timeout <minutes>',
+      'minutes one iteration may take before the agent is killed (default 15)',
+      parsePositive,
+    )
+    .option(
+      '-p, --prompt <file>',
+      'prompt template (default: DIR/prompt.md, else the built-in one)',
+    )
+    .option(
+      '-m, --model <model>',
+      'model for every story without its own (opus, sonnet, haiku or a full name)',
+    )
+    .addOption(
+      new Option(
+        '--profile <profile>',
+        'model profile: quality (opus), balanced (sonnet), budget (haiku)',
+      ).choices(['quality', 'balanced', 'budget'] as const),
+    )
+    .option('--pause <seconds>', 'seconds to wait between iterations (default 2)', parseNonNegative)
+    .addOption(new Option('--agent <agent>', 'the agent CLI to run').choices(['claude'] as const))
+    .option(
+      '--dangerously-skip-permissions',
+      'let the agent run every tool without asking (passed to Claude Code)',
+    )
+    .option('--skip-preflight', 'start without the preflight checks (use with care)')
+    .option('--dry-run', 'print the plan (next story, model, argv, prompt size) and run nothing')
+    .option('--no-archive', 'do not copy the finished feature into DIR/archive/ on completion')
+    .option('-v, --verbose', "show the agent's tool calls and messages as they happen")
+    .option('--json', 'print one LoopEvent per line on stdout instead of text')
+    .action(async (dir, options) => {
+      const json = options.json === true;
+      try {
+        const flags: RunFlags = {
+          maxIterations: options.maxIterations,
+          timeoutMinutes: options.timeout,
+          model: options.model,
+          profile: options.profile,
+          pauseSeconds: options.pause,
+          agent: options.agent,
+          dangerouslySkipPermissions: options.dangerouslySkipPermissions,
+        };
+        const settings = await loadCommandSettings(context, runFlagsToConfig(flags));
+        const agent = createAgent(settings.config.agent, {
+          command: settings.config.agents.claude.command ?? 'claude',
+          env: context.env,
+        });
+        if (options.skipPreflight !== true) {
+          const report = await runPreflight({
+            cwd: context.cwd,
+            dir,
+            env: context.env,
+            protectedBranches: settings.config.protectedBranches,
+            agent,
+          });
+          if (!report.ok) {
+            const out = json ? context.stderr : context.stdout;
+            for (const check of report.checks.filter((each) => each.status === 'fail')) {
+              writeLine(out, `✗ ${check.message}`);
+              for (const detail of check.details) writeLine(out, `    - ${detail}`);
+              if (check.hint !== undefined) writeLine(out, `    hint: ${check.hint}`);
+            }
+            writeLine(
+              out,
+              'Preflight failed: fix the errors above (details: ralph validate), or pass --skip-preflight.',
+            );
+            setExitCode(ExitCode.invalidInput);
+            return;
+          }
+        }
+        const prepared = await prepareRun({ context, dir, settings, promptFile: options.prompt });
+        if (options.dryRun === true) {
+          await printDryRun(context, prepared, agent, json);
+          return;
+        }
+        const result = await startRun(context, prepared, agent, {
+          json,
+          verbose: options.verbose === true,
+          archive: options.archive,
+          runLoop,
+          clock: systemClock,
+        });
+        setExitCode(result.exitCode);
+      } catch (error) {
+        setExitCode(reportError(error, context, json));
+      }
+    });
+}
+
+function parseCount(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) throw invalid(value, 'a whole number ≥ 1');
+  return number;
+}
+
+function parsePositive(value: string): number {
+  const number = Number(value);
+  if (!Number.isFinite(number) || number <= 0) throw invalid(value, 'a number > 0');
+  return number;
+}
+
+function parseNonNegative(value: string): number {
+  const number = Number(value);
+  if (!Number.isFinite(number) || number < 0) throw invalid(value, 'a number ≥ 0');
+  return number;
+}
+
+function invalid(value: string, what: string): InvalidArgumentError {
+  return new InvalidArgumentError(`expected ${what}, got ${JSON.stringify(value)}`);
+}

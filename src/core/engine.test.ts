@@ -1,0 +1,315 @@
+import { mkdir, mkdtemp, readFile, realpath, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { AgentAdapter, AgentRunRequest, AgentRunResult } from '../agents/types.js';
+import type { Clock } from '../safety/clock.js';
+import { runLoop, type LoopOptions } from './engine.js';
+import type { LoopEvent } from './events.js';
+
+/** What the scripted agent does in one call: edit files in the loop dir, then report. */
+type Step = (request: AgentRunRequest, dir: string) => Promise<Partial<AgentRunResult>>;
+
+function fakeAgent(dir: string, steps: Step[]): AgentAdapter & { requests: AgentRunRequest[] } {
+  const requests: AgentRunRequest[] = [];
+  return {
+    id: 'claude',
+    requests,
+    probe: () =>
+      Promise.resolve({
+        agent: 'claude',
+        command: 'fake',
+        found: true,
+        version: '1',
+        problem: undefined,
+      }),
+    commandLine: () => ({ command: 'fake', args: [] }),
+    async run(request) {
+      requests.push(request);
+      const step = steps[requests.length - 1];
+      const partial = step === undefined ? {} : await step(request, dir);
+      return { ...ok(), ...partial };
+    },
+  };
+}
+
+function ok(text = 'done'): AgentRunResult {
+  return {
+    exitCode: 0,
+    exitSignal: undefined,
+    timedOut: false,
+    canceled: false,
+    spawnError: undefined,
+    sessionId: 'session-1',
+    model: 'claude-sonnet-5',
+    result: {
+      subtype: 'success',
+      isError: false,
+      apiErrorStatus: undefined,
+      resultText: text,
+      sessionId: 'session-1',
+      costUsd: 0.01,
+      numTurns: 3,
+      usage: undefined,
+      permissionDenials: [],
+      durationMs: 10,
+    },
+    finalText: text,
+    toolCalls: [],
+    rateLimits: [],
+    stderrTail: '',
+    lineCount: 4,
+    durationMs: 10,
+  };
+}
+
+const clock: Clock = {
+  now: () => new Date('2026-11-22T12:00:00Z'),
+  sleep: () => Promise.resolve(),
+};
+
+const STORIES = ['STORY-001', 'STORY-002', 'STORY-003'];
+
+async function loopDir(): Promise<string> {
+  const dir = await realpath(await mkdtemp(join(tmpdir(), 'ralph-engine-')));
+  await mkdir(join(dir, 'logs'), { recursive: true });
+  const prd = {
+    description: 'd',
+    userStories: STORIES.map((id, index) => ({
+      id,
+      title: `story ${index + 1}`,
+      acceptanceCriteria: ['works'],
+      priority: index + 1,
+      passes: false,
+      notes: '',
+    })),
+  };
+  await writeFile(join(dir, 'prd.json'), `${JSON.stringify(prd, null, 2)}\n`);
+  return dir;
+}
+
+/** A step that marks a story passing the way an agent would: editing prd.json. */
+function pass(id: string, text = '<promise>STORY_COMPLETE</promise>'): Step {
+  return async (_request, dir) => {
+    const file = join(dir, 'prd.json');
+    const prd = JSON.parse(await readFile(file, 'utf8')) as {
+      userStories: { id: string; passes: boolean }[];
+    };
+    for (const story of prd.userStories) if (story.id === id) story.passes = true;
+    await writeFile(file, `${JSON.stringify(prd, null, 2)}\n`);
+    return { finalText: text };
+  };
+}
+
+function options(dir: string, overrides: Partial<LoopOptions> = {}): LoopOptions {
+  return {
+    loopDir: dir,
+    cwd: dir,
+    taskListFile: join(dir, 'prd.json'),
+    promptTemplate: 'Do one story.',
+    feature: 'feature-x',
+    maxIterations: 10,
+    timeoutMs: 60_000,
+    pauseMs: 0,
+    models: { model: undefined, profile: undefined },
+    permission: { kind: 'skip' },
+    completionPatterns: [],
+    env: {},
+    hasSpec: false,
+    hasSpecsDir: false,
+    ...overrides,
+  };
+}
+
+async function run(
+  dir: string,
+  agent: AgentAdapter,
+  overrides: Partial<LoopOptions> = {},
+  signal?: AbortSignal,
+) {
+  const events: LoopEvent[] = [];
+  const result = await runLoop(options(dir, overrides), {
+    agent,
+    clock,
+    signal: signal ?? new AbortController().signal,
+    reporters: [{ onEvent: (event) => void events.push(event) }],
+  });
+  return { result, events };
+}
+
+const finished = (events: LoopEvent[]) =>
+  events.filter(
+    (event): event is Extract<LoopEvent, { type: 'iteration_finished' }> =>
+      event.type === 'iteration_finished',
+  );
+
+describe('runLoop', () => {
+  it('runs one story per iteration in order until every story passes', async () => {
+    const dir = await loopDir();
+    const agent = fakeAgent(dir, [
+      pass('STORY-001'),
+      pass('STORY-002'),
+      pass('STORY-003', '<promise>COMPLETE</promise>'),
+    ]);
+    const { result, events } = await run(dir, agent);
+    expect(result).toMatchObject({ state: 'COMPLETE', exitCode: 0, iterations: 3 });
+    expect(result.costUsd).toBeCloseTo(0.03);
+    expect(finished(events).map((event) => [event.story.id, event.outcome])).toEqual([
+      ['STORY-001', 'progress'],
+      ['STORY-002', 'progress'],
+      ['STORY-003', 'complete'],
+    ]);
+    expect(agent.requests[1]?.prompt).toContain('Work on **STORY-002: story 2**');
+    expect(agent.requests[0]?.logFile).toBe(join(dir, 'logs', 'iteration-1-attempt-1.jsonl'));
+  });
+
+  it('stops at max iterations with exit 1 when no story passes', async () => {
+    const dir = await loopDir();
+    const { result, events } = await run(dir, fakeAgent(dir, []), { maxIterations: 2 });
+    expect(result).toMatchObject({ state: 'REACHED_LIMIT', exitCode: 1, iterations: 2 });
+    expect(finished(events).map((event) => event.outcome)).toEqual(['no_progress', 'no_progress']);
+  });
+
+  it('does not believe COMPLETE while stories are open', async () => {
+    const dir = await loopDir();
+    const agent = fakeAgent(dir, [pass('STORY-001', '<promise>COMPLETE</promise>')]);
+    const { result, events } = await run(dir, agent, { maxIterations: 1 });
+    expect(result.state).toBe('REACHED_LIMIT');
+    const doubt = events.find((event) => event.type === 'complete_not_believed');
+    expect(doubt).toMatchObject({ openStories: ['STORY-002', 'STORY-003'] });
+  });
+
+  it('restores a task list whose acceptance criteria the agent rewrote, keeping its passes change', async () => {
+    const dir = await loopDir();
+    const file = join(dir, 'prd.json');
+    const original = await readFile(file, 'utf8');
+    const tamper: Step = async () => {
+      const prd = JSON.parse(original) as {
+        userStories: { passes: boolean; acceptanceCriteria: string[] }[];
+      };
+      prd.userStories[0]!.passes = true;
+      prd.userStories[1]!.acceptanceCriteria = ['nothing to do'];
+      await writeFile(file, JSON.stringify(prd));
+      return {};
+    };
+    const { events } = await run(dir, fakeAgent(dir, [tamper]), { maxIterations: 1 });
+    const restored = events.find((event) => event.type === 'task_list_restored');
+    expect(restored).toMatchObject({
+      problems: ['changed acceptanceCriteria of STORY-002'],
+      kept: ['STORY-001 passes: true'],
+    });
+    expect(finished(events)[0]?.outcome).toBe('error');
+    // The original text, byte for byte, with only STORY-001's passes flipped.
+    expect(await readFile(file, 'utf8')).toBe(
+      original.replace('"passes": false', '"passes": true'),
+    );
+  });
+
+  it('restores the snapshot when the agent leaves invalid JSON or removes a story', async () => {
+    const dir = await loopDir();
+    const file = join(dir, 'prd.json');
+    const original = await readFile(file, 'utf8');
+    const breakIt: Step = async () => {
+      await writeFile(file, '{ "userStories": [');
+      return {};
+    };
+    const removeOne: Step = async () => {
+      const prd = JSON.parse(original) as { userStories: unknown[] };
+      prd.userStories.pop();
+      await writeFile(file, JSON.stringify(prd));
+      return {};
+    };
+    const { events } = await run(dir, fakeAgent(dir, [breakIt, removeOne]), { maxIterations: 2 });
+    const problems = events
+      .filter((event) => event.type === 'task_list_restored')
+      .map((event) => event.problems[0]);
+    expect(problems[0]).toMatch(/^left the task list unreadable/);
+    expect(problems[1]).toBe('removed or renamed STORY-003');
+    expect(await readFile(file, 'utf8')).toBe(original);
+  });
+
+  it('resumes with the iteration count and cost of a paused run', async () => {
+    const dir = await loopDir();
+    const agent = fakeAgent(dir, [pass('STORY-001')]);
+    const { result, events } = await run(dir, agent, {
+      maxIterations: 5,
+      resume: { iteration: 4, costUsd: 1.5 },
+    });
+    expect(events[0]).toMatchObject({
+      type: 'run_started',
+      resumedAfterIteration: 4,
+      costUsd: 1.5,
+    });
+    expect(result).toMatchObject({ state: 'REACHED_LIMIT', iterations: 5 });
+    expect(result.costUsd).toBeCloseTo(1.51);
+  });
+
+  it('pauses with exit 130 when the signal aborts during an iteration', async () => {
+    const dir = await loopDir();
+    const controller = new AbortController();
+    const interrupted: Step = () => {
+      controller.abort();
+      return Promise.resolve({
+        canceled: true,
+        exitCode: undefined,
+        exitSignal: 'SIGTERM',
+        result: undefined,
+      });
+    };
+    const { result, events } = await run(dir, fakeAgent(dir, [interrupted]), {}, controller.signal);
+    expect(result).toMatchObject({ state: 'PAUSED', exitCode: 130, iterations: 1 });
+    expect(finished(events)[0]?.outcome).toBe('canceled');
+  });
+
+  it('counts an error result as a failed iteration, not progress', async () => {
+    const dir = await loopDir();
+    const failing: Step = () =>
+      Promise.resolve({
+        exitCode: 1,
+        result: {
+          ...ok().result!,
+          isError: true,
+          apiErrorStatus: 529,
+          resultText: 'API Error: 529 Overloaded',
+        },
+      });
+    const { events } = await run(dir, fakeAgent(dir, [failing]), { maxIterations: 1 });
+    expect(finished(events)[0]).toMatchObject({
+      outcome: 'error',
+      detail: 'agent reported an error (API 529): API Error: 529 Overloaded',
+    });
+  });
+
+  it('ends with ERROR when every open story waits on a dependency that cannot pass', async () => {
+    const dir = await loopDir();
+    const prd = {
+      userStories: [
+        { id: 'A-1', title: 'a', acceptanceCriteria: [], passes: false, dependsOn: ['A-9'] },
+      ],
+    };
+    await writeFile(join(dir, 'prd.json'), JSON.stringify(prd));
+    const { result } = await run(dir, fakeAgent(dir, []));
+    expect(result).toMatchObject({ state: 'ERROR', exitCode: 1, iterations: 0 });
+    expect(result.reason).toContain('A-1 (dependsOn A-9)');
+  });
+
+  it('passes the story model and mcpServers to the agent', async () => {
+    const dir = await loopDir();
+    const prd = {
+      userStories: [
+        {
+          id: 'S-1',
+          title: 'a',
+          acceptanceCriteria: [],
+          passes: false,
+          model: 'opus',
+          mcpServers: [],
+        },
+      ],
+    };
+    await writeFile(join(dir, 'prd.json'), JSON.stringify(prd));
+    const agent = fakeAgent(dir, []);
+    await run(dir, agent, { maxIterations: 1, models: { model: 'haiku', profile: undefined } });
+    expect(agent.requests[0]).toMatchObject({ model: 'opus', mcpServers: [] });
+  });
+});

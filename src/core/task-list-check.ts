@@ -1,0 +1,132 @@
+import { parseTaskList, type TaskListDocument } from '../plan/read.js';
+import type { Story } from '../plan/types.js';
+import { updateStories, type StoryChange } from '../plan/write.js';
+import { RalphError } from '../util/errors.js';
+
+/**
+ * The agent may change only `passes` and `notes` of stories. Anything else — invalid JSON,
+ * removed, added or renamed stories, rewritten criteria, other fields — is undone: the snapshot
+ * taken before the iteration comes back, with the agent's legitimate passes/notes changes
+ * re-applied where the file could still be read.
+ */
+
+export type TaskListCheck =
+  | { ok: true; after: TaskListDocument }
+  | { ok: false; problems: string[]; restoredText: string; kept: string[] };
+
+/** Story fields that belong to the plan; the agent must leave them as they were. */
+const PLAN_FIELDS = [
+  'title',
+  'description',
+  'acceptanceCriteria',
+  'priority',
+  'dependsOn',
+  'model',
+  'mcpServers',
+] as const;
+
+export function checkTaskListChange(before: TaskListDocument, afterText: string): TaskListCheck {
+  if (afterText === before.text) return { ok: true, after: before };
+  let after: TaskListDocument;
+  try {
+    after = parseTaskList(afterText, before.file);
+  } catch (error) {
+    const why = error instanceof RalphError ? error.message.split('\n')[0] : String(error);
+    return {
+      ok: false,
+      problems: [`left the task list unreadable: ${why}`],
+      restoredText: before.text,
+      kept: [],
+    };
+  }
+  const problems = describeViolations(before, after);
+  if (problems.length === 0) return { ok: true, after };
+
+  const beforeIds = new Set(before.taskList.stories.map((story) => story.id));
+  const changes: StoryChange[] = [];
+  const kept: string[] = [];
+  for (const story of after.taskList.stories) {
+    if (!beforeIds.has(story.id)) continue;
+    const old = before.taskList.stories.find((each) => each.id === story.id);
+    if (old === undefined) continue;
+    const change: StoryChange = { id: story.id };
+    if (story.passes !== old.passes) {
+      change.passes = story.passes;
+      kept.push(`${story.id} passes: ${String(story.passes)}`);
+    }
+    if ((story.notes ?? '') !== (old.notes ?? '')) {
+      change.notes = story.notes ?? '';
+      kept.push(`${story.id} notes`);
+    }
+    if (change.passes !== undefined || change.notes !== undefined) changes.push(change);
+  }
+  return { ok: false, problems, restoredText: updateStories(before, changes), kept };
+}
+
+function describeViolations(before: TaskListDocument, after: TaskListDocument): string[] {
+  const problems: string[] = [];
+  if (after.taskList.format !== before.taskList.format) {
+    problems.push(
+      `changed the task list's format from ${before.taskList.format} to ${after.taskList.format}`,
+    );
+  }
+  const afterById = new Map(after.taskList.stories.map((story) => [story.id, story]));
+  const beforeIds = new Set(before.taskList.stories.map((story) => story.id));
+  for (const story of before.taskList.stories) {
+    const now = afterById.get(story.id);
+    if (now === undefined) {
+      problems.push(`removed or renamed ${story.id}`);
+      continue;
+    }
+    for (const field of PLAN_FIELDS) {
+      if (!sameValue(story[field], now[field])) problems.push(`changed ${field} of ${story.id}`);
+    }
+  }
+  for (const story of after.taskList.stories) {
+    if (!beforeIds.has(story.id)) problems.push(`added ${story.id}`);
+  }
+  if (problems.length === 0 && !sameOutsidePassesAndNotes(before, after)) {
+    problems.push('changed fields other than passes and notes');
+  }
+  return problems;
+}
+
+function sameValue(left: Story[keyof Story], right: Story[keyof Story]): boolean {
+  return JSON.stringify(left) === JSON.stringify(right);
+}
+
+/**
+ * The whole document, with every story's passes and notes blanked, must be unchanged (key order
+ * and formatting do not matter): this catches edits to top-level fields and unknown story fields.
+ */
+function sameOutsidePassesAndNotes(before: TaskListDocument, after: TaskListDocument): boolean {
+  return canonical(withoutAgentFields(before)) === canonical(withoutAgentFields(after));
+}
+
+function withoutAgentFields(doc: TaskListDocument): unknown {
+  const copy = structuredClone(doc.json.value);
+  let stories: unknown = copy;
+  for (const key of doc.storiesPath) {
+    stories = (stories as Record<string | number, unknown>)[key];
+  }
+  if (Array.isArray(stories)) {
+    for (const story of stories) {
+      if (story !== null && typeof story === 'object') {
+        const fields = story as Record<string, unknown>;
+        delete fields.passes;
+        delete fields.notes;
+      }
+    }
+  }
+  return copy;
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(
+          Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)),
+        )
+      : inner,
+  );
+}

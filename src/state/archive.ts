@@ -1,0 +1,37 @@
+import { cp, mkdir, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { loopPaths } from './paths.js';
+
+/**
+ * Copies a finished feature's plan and history into `archive/<timestamp>-<feature>/`. It copies
+ * rather than moves: the loop directory stays as it was, so `ralph status` still reads it and a
+ * person decides when to clean up.
+ */
+export async function archiveLoop(
+  dir: string,
+  options: { feature: string; now: Date },
+): Promise<string> {
+  const paths = loopPaths(dir);
+  const stamp = options.now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  const target = join(paths.archiveDir, `${stamp}-${options.feature.replace(/[^\w.-]+/g, '-')}`);
+  await mkdir(target, { recursive: true });
+  for (const source of [
+    paths.prd,
+    paths.featureList,
+    paths.progress,
+    paths.spec,
+    paths.specsDir,
+    paths.memories,
+  ]) {
+    if ((await stat(source).catch(() => undefined)) === undefined) continue;
+    await cp(source, join(target, basename(source)), {
+      recursive: true,
+      errorOnExist: true,
+      force: false,
+    });
+  }
+  return target;
+}
