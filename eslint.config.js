@@ -22,7 +22,7 @@ const uiPackages = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'schemas/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'schemas/**', 'templates/**'] },
   eslint.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   ...tseslint.configs.stylisticTypeChecked,

@@ -1,5 +1,6 @@
 import { Command } from '@commander-js/extra-typings';
 import { createRequire } from 'node:module';
+import { demoCommand } from './commands/demo.js';
 import { initCommand } from './commands/init.js';
 import { runCommand } from './commands/run.js';
 import { statusCommand } from './commands/status.js';
@@ -38,6 +39,7 @@ export function createProgram(context: CliContext, setExitCode: SetExitCode): Co
     runCommand(context, setExitCode),
     validateCommand(context, setExitCode),
     statusCommand(context, setExitCode),
+    demoCommand(context, setExitCode),
   ]) {
     program.addCommand(command);
   }

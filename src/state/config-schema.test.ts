@@ -21,6 +21,7 @@ describe('config schema', () => {
       agent: 'claude',
       agents: { claude: { dangerouslySkipPermissions: false } },
       completionPatterns: [],
+      loop: { backstopIterations: 500, orphanedAfterMinutes: 60 },
     });
   });
 
@@ -94,6 +95,8 @@ describe('CONFIG_KEYS', () => {
         'RALPH_AGENTS_CLAUDE_DANGEROUSLY_SKIP_PERMISSIONS',
       ],
       ['completionPatterns', 'list', 'RALPH_COMPLETION_PATTERNS'],
+      ['loop.backstopIterations', 'number', 'RALPH_LOOP_BACKSTOP_ITERATIONS'],
+      ['loop.orphanedAfterMinutes', 'number', 'RALPH_LOOP_ORPHANED_AFTER_MINUTES'],
     ]);
   });
 

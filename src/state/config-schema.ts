@@ -50,6 +50,18 @@ const fields = {
   completionPatterns: z
     .array(z.string().min(1))
     .describe('Extra text that, in the agent output, marks the whole task list as complete.'),
+  loopBackstopIterations: z
+    .int()
+    .min(1)
+    .describe(
+      'Hard limit on the iterations of an in-session loop (`ralph loop`), applied even when its max_iterations is 0 (unlimited). Default 500.',
+    ),
+  loopOrphanedAfterMinutes: z
+    .number()
+    .positive()
+    .describe(
+      'Minutes without activity (state file or session transcript) after which `ralph loop list` shows a loop as ORPHANED. Default 60.',
+    ),
 };
 
 export const configFileSchema = z
@@ -74,6 +86,13 @@ export const configFileSchema = z
       .optional()
       .describe('Per-agent settings.'),
     completionPatterns: fields.completionPatterns.optional(),
+    loop: z
+      .strictObject({
+        backstopIterations: fields.loopBackstopIterations.optional(),
+        orphanedAfterMinutes: fields.loopOrphanedAfterMinutes.optional(),
+      })
+      .optional()
+      .describe('In-session loops: `ralph loop` and the Claude Code Stop hook.'),
   })
   .describe('ralph configuration (~/.config/ralph/config.yaml or <repo>/.ralph/config.yaml).');
 /** One layer of settings: a config file, the environment or the CLI flags. */
@@ -98,6 +117,12 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   completionPatterns: fields.completionPatterns.default(() => []),
+  loop: z
+    .strictObject({
+      backstopIterations: fields.loopBackstopIterations.default(500),
+      orphanedAfterMinutes: fields.loopOrphanedAfterMinutes.default(60),
+    })
+    .prefault({}),
 });
 export type Config = z.output<typeof configSchema>;
 export type Profile = (typeof PROFILES)[number];
@@ -119,6 +144,9 @@ export const CONFIG_REQUIREMENTS: Readonly<Record<string, string>> = {
   'agents.claude.command': 'a path or command name',
   'agents.claude.dangerouslySkipPermissions': 'true or false',
   completionPatterns: 'a list of strings',
+  loop: 'a mapping (backstopIterations, orphanedAfterMinutes)',
+  'loop.backstopIterations': 'a whole number ≥ 1',
+  'loop.orphanedAfterMinutes': 'a number > 0',
 };
 
 export type LeafKind = 'number' | 'boolean' | 'string' | 'list';

@@ -46,6 +46,8 @@ export interface LoopPaths {
   archiveDir: string;
   /** The lock: a folder holding one `holder-<token>.json` (lock.ts explains why a folder). */
   lock: string;
+  /** Keeps ralph's run state (status, events, logs, lock) out of the user's commits. */
+  gitignore: string;
 }
 
 export function loopPaths(dir: string): LoopPaths {
@@ -77,6 +79,7 @@ export function loopPaths(dir: string): LoopPaths {
     hook: (point) => join(hooksDir, `${point}.sh`),
     archiveDir: join(root, 'archive'),
     lock: join(root, '.ralph.lock'),
+    gitignore: join(root, '.gitignore'),
   };
 }
 

@@ -14,7 +14,7 @@ describe('ralph init → validate → status (built binary, temp git repo)', () 
     expect(init.stderr).toBe('');
     expect(init.code).toBe(0);
     expect(init.stdout).toContain(`Created ${LOOP}/`);
-    for (const file of ['prompt.md', 'prd.json', 'spec.md', 'progress.txt']) {
+    for (const file of ['prompt.md', 'prd.json', 'spec.md', 'progress.txt', '.gitignore']) {
       expect((await readFile(join(repo, LOOP, file), 'utf8')).length).toBeGreaterThan(0);
     }
     const prompt = await readFile(join(repo, LOOP, 'prompt.md'), 'utf8');

@@ -15,6 +15,7 @@ const SCAFFOLD = [
   { template: 'prd.json', target: 'prd', about: 'the task list: replace the example stories' },
   { template: 'spec.md', target: 'spec', about: 'the requirements the stories come from' },
   { template: 'progress.txt', target: 'progress', about: 'the log the agent appends to' },
+  { template: 'gitignore', target: 'gitignore', about: "keeps ralph's run state out of git" },
 ] as const;
 
 const TEMPLATES_DIR = new URL('../../../templates/', import.meta.url);

@@ -1,0 +1,115 @@
+import { Command } from '@commander-js/extra-typings';
+import { cp, mkdir, mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createDemoAgent } from '../../agents/fake/demo-agent.js';
+import { runCommand as runProcess } from '../../agents/spawn.js';
+import { runLoop } from '../../core/engine.js';
+import { systemClock } from '../../safety/clock.js';
+import { RalphError } from '../../util/errors.js';
+import { writeLine, type CliContext } from '../context.js';
+import { reportError } from '../exit.js';
+import type { SetExitCode } from '../program.js';
+import type { PreparedRun } from './run-prepare.js';
+import { startRun } from './run-start.js';
+
+const DEMO_DIR = fileURLToPath(new URL('../../../templates/demo/', import.meta.url));
+const PROMPT = new URL('../../../templates/prompt.md', import.meta.url);
+
+export function demoCommand(context: CliContext, setExitCode: SetExitCode) {
+  return new Command('demo')
+    .description(
+      'See a whole loop work in seconds, with no account: ralph copies a small sample project\n' +
+        '(three stories) into a new git repository and runs the real loop on it with a scripted\n' +
+        'agent that writes code and tests, runs them, commits and marks each story passing.',
+    )
+    .option('--dir <path>', 'where to create the demo project (default: a new temp folder)')
+    .option('--pause <seconds>', 'seconds between iterations', '0.3')
+    .option('--json', 'print one LoopEvent per line on stdout instead of text')
+    .action(async (options) => {
+      const json = options.json === true;
+      try {
+        const project = await createProject(
+          options.dir === undefined ? undefined : resolve(context.cwd, options.dir),
+          context,
+        );
+        const loopDir = join(project, '.ralph', 'demo');
+        if (!json) writeLine(context.stdout, `ralph demo: sample project in ${project}\n`);
+        const prepared: PreparedRun = {
+          options: {
+            loopDir,
+            cwd: project,
+            taskListFile: join(loopDir, 'prd.json'),
+            promptTemplate: await readFile(PROMPT, 'utf8'),
+            feature: 'demo',
+            maxIterations: 10,
+            timeoutMs: 60_000,
+            pauseMs: Math.max(0, Number(options.pause) || 0) * 1000,
+            models: { model: undefined, profile: undefined },
+            permission: { kind: 'mode', mode: 'acceptEdits' },
+            completionPatterns: [],
+            env: context.env,
+            hasSpec: true,
+            hasSpecsDir: false,
+          },
+          promptSource: 'built-in prompt',
+          warnings: [],
+        };
+        const agent = createDemoAgent({ solutionsDir: join(DEMO_DIR, 'solutions') });
+        const result = await startRun(context, prepared, agent, {
+          json,
+          verbose: true,
+          archive: false,
+          runLoop,
+          clock: systemClock,
+        });
+        if (!json) {
+          writeLine(
+            context.stdout,
+            `\nLook around: cd ${project} && git log --oneline && npm test`,
+          );
+          writeLine(
+            context.stdout,
+            `             ralph status .ralph/demo   (from inside ${project})`,
+          );
+        }
+        setExitCode(result.exitCode);
+      } catch (error) {
+        setExitCode(reportError(error, context, json));
+      }
+    });
+}
+
+async function createProject(dir: string | undefined, context: CliContext): Promise<string> {
+  const project = dir ?? (await mkdtemp(join(tmpdir(), 'ralph-demo-')));
+  await mkdir(project, { recursive: true });
+  if ((await readdir(project)).length > 0) {
+    throw new RalphError('ALREADY_EXISTS', `${project} is not empty`, {
+      hint: 'pass --dir with a new or empty folder',
+    });
+  }
+  await cp(join(DEMO_DIR, 'project'), project, { recursive: true });
+  const git = async (args: string[]): Promise<void> => {
+    const result = await runProcess('git', args, {
+      cwd: project,
+      env: context.env,
+      timeoutMs: 30_000,
+    });
+    if (result.exitCode !== 0) {
+      throw new RalphError(
+        'IO',
+        `git ${args[0] ?? ''} failed in ${project}: ${result.stderr.trim()}`,
+        {
+          hint: 'ralph demo needs git on PATH',
+        },
+      );
+    }
+  };
+  await git(['init', '-q', '-b', 'demo']);
+  await git(['config', 'user.name', 'ralph demo']);
+  await git(['config', 'user.email', 'demo@ralph.invalid']);
+  await git(['add', '-A']);
+  await git(['commit', '-q', '-m', 'Sample project for ralph demo']);
+  return project;
+}

@@ -1,0 +1,7 @@
+/** Lower-case words joined by single dashes: 'Hello, World!' → 'hello-world'. */
+export function slugify(title) {
+  return title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
