@@ -120,6 +120,7 @@ describe('spawnStreaming', () => {
     spawned.push(grandchild);
     expect(grandchild).toBeGreaterThan(0);
     expect(await waitUntilGone(grandchild)).toBe(true);
+    expect(pid).toBeGreaterThan(0);
     expect(await waitUntilGone(pid)).toBe(true);
   });
 

@@ -1,8 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import type { Readable } from 'node:stream';
-import { createLineSplitter } from './line-splitter.js';
+import { pumpLines } from './line-splitter.js';
 
 /**
  * The only module that starts processes (design.md §1): short commands run to completion
@@ -70,10 +69,12 @@ export interface StreamingOptions {
   /** Aborting kills the whole process group, like a timeout. */
   signal?: AbortSignal;
   /**
-   * Every stdout line, without its terminator (\n or \r\n), in order. Returning a promise holds
-   * back further output until it settles: back-pressure for a slow log file.
+   * Every stdout line, without its terminator (\n or \r\n), in order. Returning a promise (here
+   * or from onChunk) holds back further output until it settles: back-pressure.
    */
   onLine: (line: string) => void | Promise<void>;
+  /** The raw stdout bytes as they arrive, before onLine sees their lines (a byte-exact log). */
+  onChunk?: (chunk: Buffer) => void | Promise<void>;
   onStderr?: (chunk: string) => void;
   /** The child's pid (= its process group id), e.g. to record it for `ralph stop`. */
   onSpawn?: (pid: number) => void;
@@ -132,7 +133,7 @@ function installExitHook(): void {
 
 function spawnFailure(error: unknown): string {
   const details = error as NodeJS.ErrnoException;
-  return typeof details.code === 'string' ? details.code : String(details.message);
+  return typeof details.code === 'string' ? details.code : details.message;
 }
 
 function safeTimeout(ms: number | undefined, action: () => void): NodeJS.Timeout | undefined {
@@ -173,14 +174,12 @@ export function spawnStreaming(
     return Promise.resolve({ ...base, canceled: false, spawnError, durationMs: elapsed() });
   }
   const { pid } = child;
-  if (pid === undefined) {
-    return new Promise((resolve) => {
-      child.once('error', (error) => {
-        resolve({ ...base, canceled: false, spawnError: spawnFailure(error), durationMs: elapsed() });
-      });
+  if (pid !== undefined) return superviseChild(child, pid, options, elapsed);
+  return new Promise((resolve) => {
+    child.once('error', (error) => {
+      resolve({ ...base, canceled: false, spawnError: spawnFailure(error), durationMs: elapsed() });
     });
-  }
-  return superviseChild(child, pid, options, elapsed);
+  });
 }
 
 function superviseChild(
@@ -200,10 +199,6 @@ function superviseChild(
   let killTimer: NodeJS.Timeout | undefined;
   let callbackError: { error: unknown } | undefined;
 
-  const forget = () => {
-    clearTimeout(killTimer);
-    liveGroups.delete(pid);
-  };
   // SIGTERM to the whole group once, then SIGKILL to whatever is left after the grace period.
   const killGroup = () => {
     if (termSent) return;
@@ -220,8 +215,10 @@ function superviseChild(
     }, graceMs);
     killTimer.unref();
   };
+  let leaderExited = false;
   const terminate = (why: NonNullable<typeof reason>) => {
-    reason ??= why;
+    // Once the agent has exited by itself, a limit passing while its output drains changes nothing.
+    if (!leaderExited) reason ??= why;
     killGroup();
   };
   const fail = (error: unknown) => {
@@ -229,12 +226,19 @@ function superviseChild(
     terminate('callback');
   };
 
-  const wallTimer = safeTimeout(options.timeoutMs, () => terminate('timeout'));
-  const idleTimer = safeTimeout(options.idleTimeoutMs, () => terminate('idle'));
-  const onAbort = () => terminate('abort');
+  const on = (why: NonNullable<typeof reason>) => () => {
+    terminate(why);
+  };
+  const wallTimer = safeTimeout(options.timeoutMs, on('timeout'));
+  const idleTimer = safeTimeout(options.idleTimeoutMs, on('idle'));
+  const onAbort = on('abort');
   options.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    options.onSpawn?.(pid);
+  } catch (error) {
+    fail(error);
+  }
 
-  stdout.setEncoding('utf8');
   stderr.setEncoding('utf8');
   stderr.on('data', (chunk: string) => {
     idleTimer?.refresh();
@@ -244,12 +248,17 @@ function superviseChild(
       fail(error);
     }
   });
-  const pumped = pumpLines(stdout, options.onLine, () => idleTimer?.refresh()).catch(fail);
+  const pumped = pumpLines(stdout, {
+    onChunk: options.onChunk,
+    onLine: options.onLine,
+    onActivity: () => idleTimer?.refresh(),
+  }).catch(fail);
 
   let exitCode: number | undefined;
   let exitSignal: NodeJS.Signals | undefined;
   const closed = new Promise<void>((resolve) => {
     child.once('exit', () => {
+      leaderExited = true;
       // The leader is gone; anything it left in its group (background jobs) goes too, so no
       // iteration leaves processes behind and a job holding our stdout cannot stall the run.
       if (signalGroup(pid, 0)) killGroup();
@@ -266,7 +275,12 @@ function superviseChild(
     clearTimeout(idleTimer);
     options.signal?.removeEventListener('abort', onAbort);
     // Keep the SIGKILL pending only while members (e.g. ones ignoring SIGTERM) remain.
-    if (!signalGroup(pid, 0)) forget();
+    if (signalGroup(pid, 0)) {
+      killGroup();
+    } else {
+      clearTimeout(killTimer);
+      liveGroups.delete(pid);
+    }
     if (callbackError !== undefined) throw callbackError.error;
     return {
       exitCode,
@@ -278,21 +292,4 @@ function superviseChild(
       durationMs: elapsed(),
     };
   });
-}
-
-async function pumpLines(
-  stream: Readable,
-  onLine: StreamingOptions['onLine'],
-  onActivity: () => void,
-): Promise<void> {
-  const splitter = createLineSplitter();
-  for await (const chunk of stream) {
-    onActivity();
-    for (const line of splitter.push(chunk as string)) {
-      const wait = onLine(line);
-      if (wait !== undefined) await wait;
-    }
-  }
-  const last = splitter.end();
-  if (last !== undefined) await onLine(last);
 }

@@ -1,10 +1,24 @@
 #!/usr/bin/env node
 // A shim: everything testable lives in main.ts.
-import { main } from './main.js';
+const argv = process.argv.slice(2);
 
-process.exitCode = await main(process.argv.slice(2), {
-  cwd: process.cwd(),
-  env: process.env,
-  stdout: process.stdout,
-  stderr: process.stderr,
-});
+// Hooks that Claude Code runs at every stop must not pay for loading commander and every command
+// (design.md §6): they dispatch before main.js is imported. `--help` still goes through main.
+if (argv[0] === 'stop-hook' && !argv.includes('--help') && !argv.includes('-h')) {
+  const { stopHookMain } = await import('./commands/stop-hook.js');
+  process.exitCode = await stopHookMain(argv.slice(1), {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+  });
+} else {
+  const { main } = await import('./main.js');
+  process.exitCode = await main(argv, {
+    cwd: process.cwd(),
+    env: process.env,
+    stdout: process.stdout,
+    stderr: process.stderr,
+  });
+}

@@ -2,8 +2,11 @@ import { Command } from '@commander-js/extra-typings';
 import { createRequire } from 'node:module';
 import { demoCommand } from './commands/demo.js';
 import { initCommand } from './commands/init.js';
+import { loopCommand } from './commands/loop.js';
+import { setupCommand } from './commands/setup.js';
 import { runCommand } from './commands/run.js';
 import { statusCommand } from './commands/status.js';
+import { stopHookCommand } from './commands/stop-hook-command.js';
 import { validateCommand } from './commands/validate.js';
 import type { CliContext } from './context.js';
 
@@ -39,6 +42,9 @@ export function createProgram(context: CliContext, setExitCode: SetExitCode): Co
     runCommand(context, setExitCode),
     validateCommand(context, setExitCode),
     statusCommand(context, setExitCode),
+    setupCommand(context, setExitCode),
+    loopCommand(context, setExitCode),
+    stopHookCommand(context, setExitCode),
     demoCommand(context, setExitCode),
   ]) {
     program.addCommand(command);

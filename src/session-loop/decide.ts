@@ -117,14 +117,19 @@ function handle(
   const end = (outcome: Outcome, why: string): Omit<Decision, 'warnings'> => ({
     outcome,
     loopId: loop.id,
-    output: { systemMessage: `ralph loop ${loop.id} ended at iteration ${state.iteration}: ${why}` },
+    output: {
+      systemMessage: `ralph loop ${loop.id} ended at iteration ${state.iteration}: ${why}`,
+    },
     writes: [{ kind: 'remove', path: loop.path }, journal(`Loop ended: ${why}`)],
   });
 
   const lastText = input.last_assistant_message ?? transcriptText;
   const promise = state.completion_promise;
   if (promise !== null && containsPromise(lastText, promise)) {
-    return end('completed', `completion promise <promise>${normalisePromise(promise)}</promise> found`);
+    return end(
+      'completed',
+      `completion promise <promise>${normalisePromise(promise)}</promise> found`,
+    );
   }
   if (state.max_iterations > 0 && state.iteration >= state.max_iterations) {
     return end('max-iterations', `reached max_iterations (${state.max_iterations})`);
@@ -147,7 +152,11 @@ function handle(
   return {
     outcome: 'blocked',
     loopId: loop.id,
-    output: { decision: 'block', reason: body, systemMessage: systemMessage(loop.id, nextState, config) },
+    output: {
+      decision: 'block',
+      reason: body,
+      systemMessage: systemMessage(loop.id, nextState, config),
+    },
     writes: [
       { kind: 'state', path: loop.path, content: serialiseLoopFile({ state: nextState, body }) },
       journal(`Continuing to iteration ${next}`),

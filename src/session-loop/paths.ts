@@ -13,8 +13,8 @@ const STATE_FILE = /^ralph-loop-(.+)\.local\.md$/;
 
 export interface SessionLoopPaths {
   claudeDir: string;
-  state(id: string): string;
-  journal(id: string): string;
+  state: (id: string) => string;
+  journal: (id: string) => string;
   /** The folder lock (state/lock.ts) that serialises every read-modify-write of the loop files. */
   lockDir: string;
   settingsLocal: string;

@@ -42,7 +42,8 @@ const CLOSING = /^---[ \t]*\r?$/m;
 
 export function parseLoopFile(text: string): ParsedLoopFile {
   const opening = OPENING.exec(text);
-  if (opening === null) return { ok: false, reason: 'no front matter (the file must start with ---)' };
+  if (opening === null)
+    return { ok: false, reason: 'no front matter (the file must start with ---)' };
   const rest = text.slice(opening[0].length);
   const closing = CLOSING.exec(rest);
   if (closing === null) return { ok: false, reason: 'front matter is not closed by a --- line' };
@@ -66,7 +67,8 @@ export function parseLoopFile(text: string): ParsedLoopFile {
       reason: `front matter field ${field === '' ? '(root)' : field}: ${issue?.message ?? 'invalid'}`,
     };
   }
-  if (body.trim() === '') return { ok: false, reason: 'the prompt (the text after the front matter) is empty' };
+  if (body.trim() === '')
+    return { ok: false, reason: 'the prompt (the text after the front matter) is empty' };
   return { ok: true, file: { state: parsed.data, body } };
 }
 
@@ -94,7 +96,6 @@ export function serialiseLoopFile(file: LoopFile): string {
  */
 export function quote(value: string): string {
   return JSON.stringify(value).replace(
-    // eslint-disable-next-line no-control-regex
     /[\u007f-\u009f\u2028\u2029\ufeff]/g,
     (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );

@@ -78,7 +78,8 @@ export async function applyWrites(writes: readonly Write[]): Promise<string[]> {
 
 async function appendJournal(path: string, header: string, entry: string): Promise<void> {
   const stats = await lstat(path).catch(() => undefined);
-  if (stats?.isSymbolicLink() === true) throw Object.assign(new Error('symlink'), { code: 'ELOOP' });
+  if (stats?.isSymbolicLink() === true)
+    throw Object.assign(new Error('symlink'), { code: 'ELOOP' });
   const existing = stats === undefined ? header : await readFile(path, 'utf8');
   await writeFileAtomic(path, existing + entry);
 }

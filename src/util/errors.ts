@@ -16,6 +16,8 @@ export type ErrorCode =
   | 'LOCKED'
   | 'ALREADY_EXISTS'
   | 'USAGE'
+  | 'LOOP_NOT_FOUND'
+  | 'AGENT_CONFIG'
   | 'IO';
 
 /** Exit codes of design.md §4: 2 is invalid input or configuration. */

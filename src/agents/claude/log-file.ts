@@ -1,0 +1,50 @@
+import { createWriteStream } from 'node:fs';
+import type { WriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { once } from 'node:events';
+import { dirname } from 'node:path';
+import { RalphError } from '../../util/errors.js';
+
+/**
+ * The iteration log (logs/iteration-N-attempt-M.jsonl): the agent's stdout byte for byte, written
+ * as it arrives, so a run that is killed still leaves everything it printed.
+ */
+export interface LogFile {
+  /** Appends raw output; a promise means the disk is behind and the caller should wait. */
+  write(chunk: Buffer): Promise<void> | undefined;
+  /** Flushes and closes; rejects when any write failed. */
+  close(): Promise<void>;
+}
+
+export async function openLogFile(file: string): Promise<LogFile> {
+  const ioError = (cause: unknown) =>
+    new RalphError('IO', `cannot write the agent log ${file}`, { exitCode: 1, cause });
+  let stream: WriteStream;
+  try {
+    await mkdir(dirname(file), { recursive: true });
+    stream = createWriteStream(file);
+    await once(stream, 'open'); // fail before the agent starts, not halfway through its run
+  } catch (error) {
+    throw ioError(error);
+  }
+  // Errors are read from `stream.errored`; without a listener one would crash the process.
+  stream.on('error', () => undefined);
+  return {
+    write(chunk) {
+      if (stream.errored !== null) throw ioError(stream.errored);
+      if (stream.write(chunk)) return undefined;
+      // once() rejects if the stream fails instead of draining.
+      return once(stream, 'drain').then(
+        () => undefined,
+        (error: unknown) => Promise.reject(ioError(error)),
+      );
+    },
+    async close() {
+      if (!stream.closed) {
+        stream.end();
+        await once(stream, 'close').catch(() => undefined);
+      }
+      if (stream.errored !== null) throw ioError(stream.errored);
+    },
+  };
+}

@@ -1,0 +1,122 @@
+import { Command } from '@commander-js/extra-typings';
+import { readFile } from 'node:fs/promises';
+import { relative, resolve } from 'node:path';
+import {
+  chooseHookCommand,
+  isRalphStopHook,
+  type HookCommand,
+} from '../../session-loop/hook-command.js';
+import { sessionLoopPaths } from '../../session-loop/paths.js';
+import { installPlugin, PLUGIN_NAME } from '../../session-loop/plugin-installer.js';
+import { projectDirOf } from '../../session-loop/project.js';
+import { installStopHookSettings } from '../../session-loop/settings-installer.js';
+import { RalphError } from '../../util/errors.js';
+import { writeLine, type CliContext } from '../context.js';
+import { reportError } from '../exit.js';
+import type { SetExitCode } from '../program.js';
+
+/** `ralph setup --stop-hook | --plugin`: connects in-session loops to Claude Code. Idempotent. */
+export function setupCommand(context: CliContext, setExitCode: SetExitCode) {
+  return new Command('setup')
+    .description(
+      'Install the Claude Code integration of `ralph loop`. --stop-hook adds the Stop hook to\n' +
+        '.claude/settings.local.json, keeping everything else there; --plugin writes a Claude Code\n' +
+        'plugin (slash commands /ralph-loop, /start-loop, /list, /cancel-ralph, /help and the hook).\n' +
+        'Running it again changes nothing. The hook command is `ralph stop-hook` when this ralph is\n' +
+        'on PATH, else the absolute `node …/dist/cli/bin.js stop-hook` of this installation.',
+    )
+    .option('--stop-hook', 'add the Stop hook to .claude/settings.local.json')
+    .option('--plugin', 'write the Claude Code plugin (default folder .claude/ralph-plugin)')
+    .option('--dir <dir>', 'where --plugin writes the plugin')
+    .option(
+      '--hook-command <command>',
+      'the command that runs ralph in hooks, instead of the detected one',
+    )
+    .action(async (options) => {
+      try {
+        if (options.stopHook === options.plugin) {
+          throw new RalphError('USAGE', 'choose one of --stop-hook or --plugin', {
+            hint: 'Both would register the hook twice and count every iteration twice.',
+          });
+        }
+        const projectDir = await projectDirOf(context.cwd);
+        const hook = await hookCommand(options.hookCommand, context);
+        for (const warning of hook.warnings)
+          writeLine(context.stderr, `ralph: warning: ${warning}`);
+        if (options.stopHook === true) await setupStopHook(projectDir, hook, context);
+        else await setupPlugin(projectDir, options.dir, hook, context);
+      } catch (error) {
+        setExitCode(reportError(error, context, false));
+      }
+    });
+}
+
+async function hookCommand(custom: string | undefined, context: CliContext): Promise<HookCommand> {
+  if (custom !== undefined) {
+    const prefix = custom.replace(/\s+stop-hook\s*$/, '').trim();
+    if (prefix === '') throw new RalphError('USAGE', '--hook-command is empty');
+    return { prefix, form: 'custom', warnings: [] };
+  }
+  return chooseHookCommand({ env: context.env, execPath: process.execPath });
+}
+
+async function setupStopHook(
+  projectDir: string,
+  hook: HookCommand,
+  context: CliContext,
+): Promise<void> {
+  const { settingsLocal, claudeDir } = sessionLoopPaths(projectDir);
+  const command = `${hook.prefix} stop-hook`;
+  const { action } = await installStopHookSettings(settingsLocal, command);
+  const shown = relative(context.cwd, settingsLocal) || settingsLocal;
+  const verb = {
+    added: 'Added the Stop hook to',
+    updated: 'Updated the Stop hook in',
+    unchanged: 'The Stop hook is already in',
+  }[action];
+  writeLine(context.stdout, `${verb} ${shown}:`);
+  writeLine(context.stdout, `  ${command}`);
+  const shared = await readFile(resolve(claudeDir, 'settings.json'), 'utf8').catch(() => '');
+  if (shared.split('\n').some((line) => isRalphStopHook(line.replace(/[",]+\s*$/, ''))))
+    writeLine(
+      context.stderr,
+      'ralph: warning: .claude/settings.json registers a ralph Stop hook too: remove one, or every iteration counts twice',
+    );
+  writeLine(
+    context.stdout,
+    'Start a loop with `ralph loop start "PROMPT" --completion-promise DONE --max-iterations 20`.',
+  );
+}
+
+async function setupPlugin(
+  projectDir: string,
+  dir: string | undefined,
+  hook: HookCommand,
+  context: CliContext,
+): Promise<void> {
+  const target =
+    dir === undefined
+      ? resolve(sessionLoopPaths(projectDir).claudeDir, 'ralph-plugin')
+      : resolve(context.cwd, dir);
+  const results = await installPlugin(target, hook.prefix);
+  const shown = relative(context.cwd, target) || '.';
+  const changed = results.filter((result) => result.action !== 'unchanged');
+  writeLine(
+    context.stdout,
+    changed.length === 0
+      ? `The ${PLUGIN_NAME} plugin in ${shown}/ is up to date.`
+      : `Wrote the ${PLUGIN_NAME} plugin to ${shown}/:`,
+  );
+  for (const result of changed)
+    writeLine(context.stdout, `  ${result.action.padEnd(8)} ${relative(target, result.path)}`);
+  writeLine(
+    context.stdout,
+    'Load it with `claude --plugin-dir ' + shown + '`, or install it once:',
+  );
+  writeLine(context.stdout, `  /plugin marketplace add ${target}`);
+  writeLine(context.stdout, `  /plugin install ${PLUGIN_NAME}@ralph-local`);
+  writeLine(
+    context.stdout,
+    'Then /ralph-loop, /start-loop, /list, /cancel-ralph and /help are available.',
+  );
+}
