@@ -2,6 +2,7 @@ import { Command } from '@commander-js/extra-typings';
 import { createRequire } from 'node:module';
 import { demoCommand } from './commands/demo.js';
 import { initCommand } from './commands/init.js';
+import { inspectCommand } from './commands/inspect.js';
 import { loopCommand } from './commands/loop.js';
 import { setupCommand } from './commands/setup.js';
 import { runCommand } from './commands/run.js';
@@ -46,6 +47,7 @@ export function createProgram(context: CliContext, setExitCode: SetExitCode): Co
     loopCommand(context, setExitCode),
     stopHookCommand(context, setExitCode),
     demoCommand(context, setExitCode),
+    inspectCommand(context, setExitCode),
   ]) {
     program.addCommand(command);
   }

@@ -1,0 +1,104 @@
+import { Command } from '@commander-js/extra-typings';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { summariseLog } from '../../agents/claude/inspect-log.js';
+import { detectCompletion } from '../../core/completion.js';
+import { RalphError } from '../../util/errors.js';
+import { writeLine, type CliContext } from '../context.js';
+import { reportError } from '../exit.js';
+import { writeJson } from '../output.js';
+import type { SetExitCode } from '../program.js';
+
+export function inspectCommand(context: CliContext, setExitCode: SetExitCode) {
+  return new Command('inspect')
+    .description(
+      "Summarise one iteration's log (logs/iteration-N-attempt-M.jsonl): session id, model,\n" +
+        'turns, cost, tokens, error state, tool calls, the final message and the completion\n' +
+        'signal ralph found in it — "why did iteration 7 end like that?"',
+    )
+    .argument('<log>', 'an iteration log file (Claude Code stream-json)')
+    .option('--json', 'print the summary as JSON')
+    .action(async (log, options) => {
+      const json = options.json === true;
+      try {
+        const file = resolve(context.cwd, log);
+        if ((await stat(file).catch(() => undefined))?.isFile() !== true) {
+          throw new RalphError('USAGE', `no log file at ${file}`, {
+            hint: 'logs are in the loop directory: logs/iteration-N-attempt-M.jsonl',
+          });
+        }
+        const summary = await summariseLog(file);
+        const result = summary.result;
+        const report = {
+          file,
+          sessionId: summary.sessionId ?? null,
+          model: summary.model ?? null,
+          lines: summary.lineCount,
+          unknownLines: summary.unknownLines,
+          resultLine: result !== undefined,
+          isError: result?.isError ?? null,
+          subtype: result?.subtype ?? null,
+          apiErrorStatus: result?.apiErrorStatus ?? null,
+          numTurns: result?.numTurns ?? null,
+          costUsd: result?.costUsd ?? null,
+          usage: result?.usage ?? null,
+          durationMs: result?.durationMs ?? null,
+          permissionDenials: result?.permissionDenials ?? [],
+          toolCalls: summary.toolCalls,
+          toolCounts: summary.toolCounts,
+          rateLimits: summary.rateLimits,
+          finalText: summary.finalText ?? null,
+          completionSignal: detectCompletion(summary.finalText) ?? null,
+        };
+        if (json) {
+          writeJson(context, report);
+          return;
+        }
+        const out = context.stdout;
+        const row = (label: string, value: string): void => {
+          writeLine(out, `${label.padEnd(16)}${value}`);
+        };
+        row('Log:', file);
+        row('Session:', report.sessionId ?? '(unknown)');
+        row('Model:', report.model ?? '(unknown)');
+        row(
+          'Result:',
+          result === undefined
+            ? 'no result line (the agent was cut off or killed)'
+            : `${result.isError ? 'error' : 'ok'} (${result.subtype ?? '?'}${
+                result.apiErrorStatus === undefined ? '' : `, API ${result.apiErrorStatus}`
+              })`,
+        );
+        row('Turns:', String(report.numTurns ?? '?'));
+        row('Cost:', report.costUsd === null ? '?' : `$${report.costUsd.toFixed(4)}`);
+        if (result?.usage !== undefined) {
+          const usage = result.usage;
+          row(
+            'Tokens:',
+            `${usage.inputTokens} in, ${usage.outputTokens} out, ${usage.cacheReadInputTokens} cache read, ${usage.cacheCreationInputTokens} cache write`,
+          );
+        }
+        row(
+          'Lines:',
+          `${report.lines}${report.unknownLines > 0 ? ` (${report.unknownLines} not stream-json)` : ''}`,
+        );
+        const counts = Object.entries(report.toolCounts).map(
+          ([name, count]) => `${name} ×${count}`,
+        );
+        row('Tool calls:', counts.length === 0 ? 'none' : counts.join(', '));
+        for (const call of summary.toolCalls.slice(-15))
+          writeLine(out, `  · ${call.name} ${call.summary}`);
+        if (report.permissionDenials.length > 0) {
+          row('Denied:', report.permissionDenials.map((denial) => denial.toolName).join(', '));
+        }
+        const rejected = summary.rateLimits.filter((limit) => limit.status === 'rejected');
+        if (rejected.length > 0)
+          row('Usage limit:', `rejected (${rejected.at(-1)?.rateLimitType ?? '?'})`);
+        row('Signal:', report.completionSignal ?? 'none in the final message');
+        writeLine(out, 'Final message:');
+        writeLine(out, (report.finalText ?? '(none)').replace(/^/gm, '  '));
+      } catch (error) {
+        setExitCode(reportError(error, context, json));
+      }
+    });
+}
