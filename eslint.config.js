@@ -47,7 +47,16 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [...forbidLayers(['cli', 'monitor']), ...uiPackages] },
+        {
+          patterns: [
+            ...forbidLayers(['cli', 'monitor', 'session-loop']),
+            ...uiPackages,
+            {
+              group: ['**/agents/claude/*', '**/agents/fake/*', '**/agents/registry*', '**/agents/spawn*'],
+              message: 'The core reaches agents only through agents/types.ts (the port); the CLI picks the adapter.',
+            },
+          ],
+        },
       ],
       'no-restricted-properties': [
         'error',
@@ -139,6 +148,43 @@ export default tseslint.config(
               'guard',
               'hooks',
             ]),
+            ...uiPackages,
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/monitor/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: forbidLayers(['cli', 'agents', 'session-loop', 'guard', 'hooks']) },
+      ],
+    },
+  },
+  {
+    files: ['src/safety/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...forbidLayers(['cli', 'core', 'agents', 'plan', 'monitor', 'session-loop', 'guard', 'hooks']),
+            ...uiPackages,
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/session-loop/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...forbidLayers(['cli', 'core', 'agents', 'plan', 'monitor', 'safety', 'guard', 'hooks']),
             ...uiPackages,
           ],
         },

@@ -93,3 +93,18 @@ function upsertHook(groups: Group[], command: string): InstallAction {
   for (const group of emptied) groups.splice(groups.indexOf(group), 1);
   return 'updated';
 }
+
+/** The Stop hook commands a settings or hooks.json text registers; none when it does not parse. */
+export function stopHookCommandsIn(text: string): string[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const parsed = settingsShape.safeParse(data);
+  if (!parsed.success) return [];
+  return (parsed.data.hooks?.Stop ?? []).flatMap((group) =>
+    group.hooks.flatMap((hook) => (hook.command === undefined ? [] : [hook.command])),
+  );
+}

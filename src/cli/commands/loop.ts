@@ -1,18 +1,11 @@
 import { Command, InvalidArgumentError } from '@commander-js/extra-typings';
 import { readFile } from 'node:fs/promises';
-import { relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { loopGuide } from '../../session-loop/guide.js';
 import { createLineReader } from '../../session-loop/line-reader.js';
-import {
-  cancelLoops,
-  listLoops,
-  newLoopId,
-  startLoop,
-  type LoopSummary,
-  type StartedLoop,
-} from '../../session-loop/loops.js';
-import { sessionLoopPaths } from '../../session-loop/paths.js';
+import { cancelLoops, listLoops, newLoopId, startLoop } from '../../session-loop/loops.js';
 import { projectDirOf } from '../../session-loop/project.js';
+import { readLoopEntries } from '../../session-loop/store.js';
 import { runWizard, WizardAborted } from '../../session-loop/wizard.js';
 import { RalphError } from '../../util/errors.js';
 import { writeLine, type CliContext } from '../context.js';
@@ -20,6 +13,7 @@ import { ExitCode, reportError } from '../exit.js';
 import { writeJson } from '../output.js';
 import type { SetExitCode } from '../program.js';
 import { loadCommandConfig } from '../settings.js';
+import { printLoops, reportStarted } from './loop-report.js';
 
 type Stdin = NodeJS.ReadableStream & { isTTY?: boolean };
 
@@ -150,7 +144,7 @@ export function loopCommand(
       try {
         const projectDir = await projectDirOf(context.cwd);
         if (id === undefined && options.yes !== true) {
-          const loops = await listLoops({ projectDir, now: new Date(), orphanedAfterMinutes: 60 });
+          const loops = await readLoopEntries(projectDir);
           if (loops.length === 0) {
             writeLine(context.stdout, 'No loops to cancel.');
             return;
@@ -228,89 +222,8 @@ async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function reportStarted(
-  started: StartedLoop,
-  maxIterations: number,
-  context: CliContext,
-  json: boolean,
-): Promise<void> {
-  const hookFound = await hookInstalled(context.cwd);
-  if (json) {
-    writeJson(context, { ...started, maxIterations, hookInstalled: hookFound });
-    return;
-  }
-  const out = context.stdout;
-  const show = (path: string) => relative(context.cwd, path) || path;
-  writeLine(out, `Started ralph loop ${started.id}`);
-  writeLine(out, `  state:   ${show(started.statePath)}`);
-  writeLine(out, `  journal: ${show(started.journalPath)}`);
-  writeLine(
-    out,
-    `  limit:   ${maxIterations === 0 ? 'none (the backstop applies)' : `${maxIterations} iterations`}`,
-  );
-  writeLine(
-    out,
-    started.completionPromise === null
-      ? '  promise: none: the loop ends only at its iteration limit or when cancelled'
-      : `  promise: to end the loop, output <promise>${started.completionPromise}</promise>, and only when that is completely true`,
-  );
-  writeLine(
-    out,
-    'The next Claude Code session here to stop claims the loop and gets the prompt again.',
-  );
-  for (const warning of started.warnings) writeLine(context.stderr, `ralph: warning: ${warning}`);
-  if (!hookFound)
-    writeLine(
-      context.stderr,
-      'ralph: hint: no ralph Stop hook in .claude/settings*.json: run `ralph setup --stop-hook` (unless you installed the plugin)',
-    );
-}
-
-async function hookInstalled(cwd: string): Promise<boolean> {
-  const { claudeDir } = sessionLoopPaths(await projectDirOf(cwd));
-  for (const name of ['settings.local.json', 'settings.json']) {
-    const text = await readFile(resolve(claudeDir, name), 'utf8').catch(() => '');
-    if (text.includes('stop-hook')) return true;
-  }
-  return false;
-}
-
-function printLoops(loops: readonly LoopSummary[], context: CliContext): void {
-  if (loops.length === 0) {
-    writeLine(
-      context.stdout,
-      'No ralph loops in this project. Start one with `ralph loop start` or `ralph loop wizard`.',
-    );
-    return;
-  }
-  const rows = loops.map((loop) => [
-    loop.id,
-    loop.status,
-    loop.sessionId?.slice(0, 8) ?? '-',
-    loop.iteration === null
-      ? '-'
-      : `${loop.iteration}/${loop.maxIterations === 0 ? '∞' : String(loop.maxIterations)}`,
-    loop.completionPromise ?? '-',
-    loop.startedAt ?? '-',
-    loop.problem ?? '',
-  ]);
-  const header = ['ID', 'STATE', 'SESSION', 'ITER', 'PROMISE', 'STARTED', ''];
-  const widths = header.map((title, i) =>
-    Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)),
-  );
-  for (const row of [header, ...rows]) {
-    writeLine(
-      context.stdout,
-      row
-        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    );
-  }
-}
-
 async function confirmAll(
-  loops: readonly LoopSummary[],
+  loops: readonly { id: string }[],
   context: CliContext,
   stdin: Stdin,
 ): Promise<boolean> {

@@ -9,7 +9,10 @@ import {
 import { sessionLoopPaths } from '../../session-loop/paths.js';
 import { installPlugin, PLUGIN_NAME } from '../../session-loop/plugin-installer.js';
 import { projectDirOf } from '../../session-loop/project.js';
-import { installStopHookSettings } from '../../session-loop/settings-installer.js';
+import {
+  installStopHookSettings,
+  stopHookCommandsIn,
+} from '../../session-loop/settings-installer.js';
 import { RalphError } from '../../util/errors.js';
 import { writeLine, type CliContext } from '../context.js';
 import { reportError } from '../exit.js';
@@ -76,12 +79,7 @@ async function setupStopHook(
   }[action];
   writeLine(context.stdout, `${verb} ${shown}:`);
   writeLine(context.stdout, `  ${command}`);
-  const shared = await readFile(resolve(claudeDir, 'settings.json'), 'utf8').catch(() => '');
-  if (shared.split('\n').some((line) => isRalphStopHook(line.replace(/[",]+\s*$/, ''))))
-    writeLine(
-      context.stderr,
-      'ralph: warning: .claude/settings.json registers a ralph Stop hook too: remove one, or every iteration counts twice',
-    );
+  await warnIfRegisteredElsewhere(claudeDir, settingsLocal, context);
   writeLine(
     context.stdout,
     'Start a loop with `ralph loop start "PROMPT" --completion-promise DONE --max-iterations 20`.',
@@ -99,6 +97,11 @@ async function setupPlugin(
       ? resolve(sessionLoopPaths(projectDir).claudeDir, 'ralph-plugin')
       : resolve(context.cwd, dir);
   const results = await installPlugin(target, hook.prefix);
+  await warnIfRegisteredElsewhere(
+    sessionLoopPaths(projectDir).claudeDir,
+    resolve(target, 'hooks', 'hooks.json'),
+    context,
+  );
   const shown = relative(context.cwd, target) || '.';
   const changed = results.filter((result) => result.action !== 'unchanged');
   writeLine(
@@ -119,4 +122,28 @@ async function setupPlugin(
     context.stdout,
     'Then /ralph-loop, /start-loop, /list, /cancel-ralph and /help are available.',
   );
+}
+
+/**
+ * Two registrations run the hook twice per stop, and each run counts an iteration: say so.
+ * (The plugin folder is only known when it is the default one.)
+ */
+async function warnIfRegisteredElsewhere(
+  claudeDir: string,
+  installed: string,
+  context: CliContext,
+): Promise<void> {
+  const candidates = ['settings.json', 'settings.local.json', 'ralph-plugin/hooks/hooks.json'];
+  for (const name of candidates) {
+    const path = resolve(claudeDir, name);
+    if (path === installed) continue;
+    const text = await readFile(path, 'utf8').catch(() => '');
+    const commands = stopHookCommandsIn(text);
+    if (commands.some(isRalphStopHook)) {
+      writeLine(
+        context.stderr,
+        `ralph: warning: ${relative(context.cwd, path) || path} registers the ralph Stop hook too: keep one, or every iteration counts twice`,
+      );
+    }
+  }
 }

@@ -2,8 +2,6 @@ import { describe, it } from 'vitest';
 import {
   A,
   B,
-  NASTY_BODY,
-  OTHER,
   SESSION,
   iterationIs,
   loopText,
