@@ -28,8 +28,8 @@ export function loopCommand(
   };
   const loop = new Command('loop')
     .description(
-      'In-session loops: one Claude Code session gets the same prompt again at every stop (via\n' +
-        'the Stop hook, see `ralph setup`) until it prints the completion promise or reaches the\n' +
+      'In-session loops: one Claude Code session gets the same prompt again at every stop (via ' +
+        'the Stop hook, see `ralph setup`) until it prints the completion promise or reaches the ' +
         'iteration limit. Several sessions in a project each keep their own loop.',
     )
     .helpCommand(false)

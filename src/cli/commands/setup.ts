@@ -22,10 +22,10 @@ import type { SetExitCode } from '../program.js';
 export function setupCommand(context: CliContext, setExitCode: SetExitCode) {
   return new Command('setup')
     .description(
-      'Install the Claude Code integration of `ralph loop`. --stop-hook adds the Stop hook to\n' +
-        '.claude/settings.local.json, keeping everything else there; --plugin writes a Claude Code\n' +
-        'plugin (slash commands /ralph-loop, /start-loop, /list, /cancel-ralph, /help and the hook).\n' +
-        'Running it again changes nothing. The hook command is `ralph stop-hook` when this ralph is\n' +
+      'Install the Claude Code integration of `ralph loop`. --stop-hook adds the Stop hook to ' +
+        '.claude/settings.local.json, keeping everything else there; --plugin writes a Claude Code ' +
+        'plugin (slash commands /ralph-loop, /start-loop, /list, /cancel-ralph, /help and the hook). ' +
+        'Running it again changes nothing. The hook command is `ralph stop-hook` when this ralph is ' +
         'on PATH, else the absolute `node …/dist/cli/bin.js stop-hook` of this installation.',
     )
     .option('--stop-hook', 'add the Stop hook to .claude/settings.local.json')

@@ -14,7 +14,7 @@ export function stopHookCommand(
 ) {
   return new Command('stop-hook')
     .description(
-      'The Claude Code Stop hook of `ralph loop` (installed by `ralph setup`): reads the hook\n' +
+      'The Claude Code Stop hook of `ralph loop` (installed by `ralph setup`): reads the hook ' +
         'JSON on stdin and feeds the loop prompt back to the session that owns it. Always exits 0.',
     )
     .action(async () => {
