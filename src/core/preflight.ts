@@ -174,6 +174,14 @@ async function checkTaskList(
   try {
     const document = await readTaskListFile(path);
     const { stories } = document.taskList;
+    if (stories.length === 0) {
+      checks.push(
+        check('task-list', 'fail', `${name} has no stories`, {
+          hint: 'add at least one story (see `ralph init` for an example)',
+        }),
+      );
+      return document;
+    }
     const passing = stories.filter((story) => story.passes).length;
     checks.push(
       check(

@@ -16,8 +16,9 @@ export async function archiveLoop(
     .toISOString()
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z');
-  const target = join(paths.archiveDir, `${stamp}-${options.feature.replace(/[^\w.-]+/g, '-')}`);
-  await mkdir(target, { recursive: true });
+  const base = join(paths.archiveDir, `${stamp}-${options.feature.replace(/[^\w.-]+/g, '-')}`);
+  await mkdir(paths.archiveDir, { recursive: true });
+  const target = await createUnique(base);
   for (const source of [
     paths.prd,
     paths.featureList,
@@ -34,4 +35,17 @@ export async function archiveLoop(
     });
   }
   return target;
+}
+
+/** `base`, or `base-2`, `base-3`, … when an archive of the same second exists: never mixed. */
+async function createUnique(base: string): Promise<string> {
+  for (let suffix = 1; ; suffix += 1) {
+    const candidate = suffix === 1 ? base : `${base}-${suffix}`;
+    try {
+      await mkdir(candidate);
+      return candidate;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
 }

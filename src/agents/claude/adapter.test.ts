@@ -187,7 +187,8 @@ describe('claude adapter with the fake claude', () => {
     await writeFile(join(dirs.script, '1.exit'), '1');
     const result = await adapter.run(request());
     expect(result).toMatchObject({ exitCode: 1, result: undefined, lineCount: 165 });
-    expect(result.finalText).toBe('Now let me commit the tracking files.');
+    // Cut after a tool call: no final message, so nothing there can count as a promise.
+    expect(result.finalText).toBeUndefined();
   });
 
   it('keeps only the last 8 KB of stderr', async () => {

@@ -63,6 +63,9 @@ export function createRunCollector(options: RunCollectorOptions = {}): RunCollec
             if (line.parentToolUseId === undefined) finalText = event.text;
             break;
           case 'tool_use':
+            // Text followed by a tool call is a step, not the agent's last word: a cut run whose
+            // last message was a tool call has no final message for a promise to count in.
+            if (line.parentToolUseId === undefined) finalText = undefined;
             if (toolCalls.length < maxToolCalls) toolCalls.push(event.call);
             else droppedToolCalls += 1;
             break;

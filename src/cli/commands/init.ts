@@ -1,7 +1,7 @@
 import { Command } from '@commander-js/extra-typings';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { basename, relative } from 'node:path';
-import { loopPaths, resolveLoopDir } from '../../state/paths.js';
+import { findPromptFile, findTaskListFile, loopPaths, resolveLoopDir } from '../../state/paths.js';
 import { writeFileAtomic } from '../../state/atomic-write.js';
 import { RalphError } from '../../util/errors.js';
 import { writeLine, type CliContext } from '../context.js';
@@ -55,9 +55,13 @@ export function initCommand(context: CliContext, setExitCode: SetExitCode) {
 async function scaffold(dir: string, feature: string): Promise<{ name: string; about: string }[]> {
   const paths = loopPaths(dir);
   const targets = SCAFFOLD.map((entry) => ({ ...entry, path: paths[entry.target] }));
-  const existing = [];
+  const existing: string[] = [];
   for (const target of targets) {
     if ((await stat(target.path).catch(() => undefined)) !== undefined) existing.push(target.path);
+  }
+  // An existing loop under the other names would be shadowed by the example prd.json/prompt.md.
+  for (const found of [await findTaskListFile(dir), await findPromptFile(dir)]) {
+    if (found !== undefined && !existing.includes(found.path)) existing.push(found.path);
   }
   if (existing.length > 0) {
     throw new RalphError('ALREADY_EXISTS', `refusing to overwrite: ${existing.join(', ')}`, {

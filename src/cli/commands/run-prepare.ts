@@ -1,17 +1,19 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import type { PermissionMode } from '../../agents/types.js';
+import type { PermissionMode, TokenUsage } from '../../agents/types.js';
 import type { LoopOptions } from '../../core/engine.js';
 import type { Profile } from '../../core/model-select.js';
 import type { ConfigFile } from '../../state/config-schema.js';
 import { findPromptFile, findTaskListFile, loopPaths, resolveLoopDir } from '../../state/paths.js';
+import { tokenCountsSchema } from '../../safety/budget.js';
 import { readStatus } from '../../state/status.js';
 import { RalphError } from '../../util/errors.js';
 import { writeLine, type CliContext } from '../context.js';
 import type { CommandSettings } from '../settings.js';
+import { safetyFlagsToConfig, safetySettingsFrom, type SafetyFlags } from './run-safety.js';
 
 /** `ralph run` flags that are also configuration keys (flags win over every other source). */
-export interface RunFlags {
+export interface RunFlags extends Partial<SafetyFlags> {
   maxIterations: number | undefined;
   timeoutMinutes: number | undefined;
   model: string | undefined;
@@ -22,13 +24,26 @@ export interface RunFlags {
 }
 
 export function runFlagsToConfig(flags: RunFlags): ConfigFile {
-  const { dangerouslySkipPermissions, ...rest } = flags;
+  const {
+    dangerouslySkipPermissions,
+    idleTimeoutMinutes,
+    maxCostUsd,
+    usageLimitAction,
+    callsPerHour,
+    ...rest
+  } = flags;
   const defined = Object.fromEntries(
     Object.entries(rest).filter(([, value]) => value !== undefined),
   );
+  const safety = safetyFlagsToConfig({
+    idleTimeoutMinutes,
+    maxCostUsd,
+    usageLimitAction,
+    callsPerHour,
+  });
   return dangerouslySkipPermissions === true
-    ? { ...defined, agents: { claude: { dangerouslySkipPermissions: true } } }
-    : defined;
+    ? { ...defined, ...safety, agents: { claude: { dangerouslySkipPermissions: true } } }
+    : { ...defined, ...safety };
 }
 
 export interface PreparedRun {
@@ -47,6 +62,8 @@ export async function prepareRun(input: {
   dir: string | undefined;
   settings: CommandSettings;
   promptFile: string | undefined;
+  /** `--reset-breaker`: close the circuit breaker before the run starts. */
+  resetBreaker?: boolean | undefined;
 }): Promise<PreparedRun> {
   const { context, settings } = input;
   const { config, sources } = settings;
@@ -67,12 +84,8 @@ export async function prepareRun(input: {
   }
   const { template, source } = await promptTemplate(context.cwd, resolved.dir, input.promptFile);
   const paths = loopPaths(resolved.dir);
-  const previous = await readStatus(resolved.dir);
-  // A paused run, or one whose process died (we hold the lock now, so RUNNING is stale), resumes.
-  const resume =
-    previous !== undefined && (previous.state === 'PAUSED' || previous.state === 'RUNNING')
-      ? { iteration: previous.iteration, costUsd: previous.costUsd ?? 0 }
-      : undefined;
+  const warnings = [...resolved.warnings, ...found.warnings];
+  const resume = await resumePoint(resolved.dir, warnings);
   const permission: PermissionMode = config.agents.claude.dangerouslySkipPermissions
     ? { kind: 'skip' }
     : { kind: 'mode', mode: 'acceptEdits' };
@@ -97,9 +110,37 @@ export async function prepareRun(input: {
       resume,
       hasSpec: await exists(paths.spec),
       hasSpecsDir: await exists(paths.specsDir),
+      safety: safetySettingsFrom(config, input.resetBreaker === true),
     },
     promptSource: source,
-    warnings: [...resolved.warnings, ...found.warnings],
+    warnings,
+  };
+}
+
+/**
+ * Where a new run continues from: a paused run, or one whose process died (a RUNNING status
+ * with no live holder — callers read this again once they hold the lock), keeps its iteration
+ * count and cost. A status.json that cannot be read is reported and ignored: the run rewrites it.
+ */
+export async function resumePoint(
+  loopDir: string,
+  warnings: string[],
+): Promise<{ iteration: number; costUsd: number; tokens?: TokenUsage } | undefined> {
+  let previous;
+  try {
+    previous = await readStatus(loopDir);
+  } catch (error) {
+    if (!(error instanceof RalphError)) throw error;
+    warnings.push(`${error.message}; starting a new run (the file will be rewritten)`);
+    return undefined;
+  }
+  if (previous === undefined) return undefined;
+  if (previous.state !== 'PAUSED' && previous.state !== 'RUNNING') return undefined;
+  const tokens = tokenCountsSchema.safeParse(previous.tokens);
+  return {
+    iteration: previous.iteration,
+    costUsd: previous.costUsd ?? 0,
+    ...(tokens.success ? { tokens: tokens.data } : {}),
   };
 }
 

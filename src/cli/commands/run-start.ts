@@ -1,5 +1,5 @@
 import type { AgentAdapter } from '../../agents/types.js';
-import type { LoopResult, runLoop as RunLoop } from '../../core/engine.js';
+import type { LoopDependencies, LoopResult, runLoop as RunLoop } from '../../core/engine.js';
 import type { Reporter } from '../../core/events.js';
 import { eventsFileReporter } from '../../monitor/reporters/events-file.js';
 import { jsonLinesReporter } from '../../monitor/reporters/json-lines.js';
@@ -11,7 +11,7 @@ import { archiveLoop } from '../../state/archive.js';
 import { acquireLock } from '../../state/lock.js';
 import { loopPaths } from '../../state/paths.js';
 import { writeLine, type CliContext } from '../context.js';
-import { printWarnings, type PreparedRun } from './run-prepare.js';
+import { printWarnings, resumePoint, type PreparedRun } from './run-prepare.js';
 
 export interface StartOptions {
   json: boolean;
@@ -19,6 +19,8 @@ export interface StartOptions {
   archive: boolean;
   runLoop: typeof RunLoop;
   clock: Clock;
+  /** `--on-usage-limit ask`: the question on a terminal (none: ralph exits instead). */
+  askUsageLimit?: LoopDependencies['askUsageLimit'];
 }
 
 /**
@@ -38,13 +40,19 @@ export async function startRun(
     command: `ralph run ${loopDir}`,
     now: options.clock.now(),
   });
-  printWarnings(context, [...prepared.warnings, ...lock.warnings]);
+  // Read the resume point again now that no other run can change it underneath us.
+  const warnings = [...lock.warnings];
+  const resume = await resumePoint(loopDir, warnings);
+  const loopOptions = { ...prepared.options, resume };
+  printWarnings(context, [...new Set([...prepared.warnings, ...warnings])]);
   const controller = new AbortController();
   const stop = (): void => {
     controller.abort();
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // Closing the terminal must pause the run too, or the detached agent outlives ralph.
+  process.on('SIGHUP', stop);
   const out = (line: string): void => {
     writeLine(options.json ? context.stderr : context.stdout, line);
   };
@@ -59,13 +67,16 @@ export async function startRun(
       : textReporter(out, { verbose: options.verbose }),
   ];
   try {
-    const result = await options.runLoop(prepared.options, {
+    const result = await options.runLoop(loopOptions, {
       agent,
       reporters,
       clock: options.clock,
       signal: controller.signal,
+      askUsageLimit: options.askUsageLimit,
     });
-    if (result.state === 'COMPLETE' && options.archive) {
+    // Archive a feature once, when this run finished it: not again on every later `ralph run`.
+    const finishedNow = result.iterations > (resume?.iteration ?? 0);
+    if (result.state === 'COMPLETE' && options.archive && finishedNow) {
       const target = await archiveLoop(loopDir, {
         feature: prepared.options.feature,
         now: options.clock.now(),
@@ -76,6 +87,7 @@ export async function startRun(
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
+    process.off('SIGHUP', stop);
     await lock.release();
   }
 }

@@ -3,12 +3,14 @@ import { createAgent } from '../../agents/registry.js';
 import { runLoop } from '../../core/engine.js';
 import { runPreflight } from '../../core/preflight.js';
 import { systemClock } from '../../safety/clock.js';
-import { writeLine, type CliContext } from '../context.js';
-import { ExitCode, reportError } from '../exit.js';
+import { RalphError } from '../../util/errors.js';
+import type { CliContext } from '../context.js';
+import { reportError } from '../exit.js';
 import type { SetExitCode } from '../program.js';
 import { loadCommandSettings } from '../settings.js';
 import { printDryRun } from './run-dry.js';
 import { prepareRun, runFlagsToConfig, type RunFlags } from './run-prepare.js';
+import { usageLimitPrompt } from './run-ask.js';
 import { startRun } from './run-start.js';
 
 export function runCommand(context: CliContext, setExitCode: SetExitCode) {
@@ -17,8 +19,11 @@ export function runCommand(context: CliContext, setExitCode: SetExitCode) {
       'Run the loop: one fresh agent process per iteration, one story each (priority, then id,\n' +
         'then file order), until every story passes, --max-iterations is reached, or you press\n' +
         'Ctrl+C (state PAUSED; the next `ralph run` resumes with the iteration count and cost).\n' +
-        'Preflight (ralph validate) runs first. Exit 0 complete, 1 limit or error, 2 invalid\n' +
-        'input, 130 interrupted.',
+        'Preflight (ralph validate) runs first. Safety: a circuit breaker, an hourly rate limit,\n' +
+        'cost budgets, retries of transient API errors, and waiting out usage limits (safety.json\n' +
+        'keeps their state across runs). Exit 0 complete; 1 max iterations, circuit breaker,\n' +
+        'budget or error; 2 invalid input, a fatal agent error (not logged in, …) or a usage\n' +
+        'limit with --on-usage-limit exit; 130 interrupted.',
     )
     .argument('[dir]', 'loop directory (default: .ralph/<git branch>/)')
     .option('-n, --max-iterations <n>', 'most iterations in this run (default 20)', parseCount)
@@ -42,6 +47,24 @@ export function runCommand(context: CliContext, setExitCode: SetExitCode) {
       ).choices(['quality', 'balanced', 'budget'] as const),
     )
     .option('--pause <seconds>', 'seconds to wait between iterations (default 2)', parseNonNegative)
+    .option(
+      '--idle-timeout <minutes>',
+      'minutes the agent may print nothing before it is killed (default 5; 0: off)',
+      parseNonNegative,
+    )
+    .option('--max-cost <usd>', 'end the run (exit 1) once it has cost this many US dollars', parsePositive)
+    .addOption(
+      new Option(
+        '--on-usage-limit <action>',
+        'on a usage limit: wait for the reset, exit (exit code 2), or ask (default wait)',
+      ).choices(['wait', 'exit', 'ask'] as const),
+    )
+    .option(
+      '--rate-limit <calls>',
+      'most agent calls in any hour; ralph waits at the limit (default 100; 0: off)',
+      parseWhole,
+    )
+    .option('--reset-breaker', 'close the circuit breaker (after fixing what opened it) and run')
     .addOption(new Option('--agent <agent>', 'the agent CLI to run').choices(['claude'] as const))
     .option(
       '--dangerously-skip-permissions',
@@ -63,6 +86,10 @@ export function runCommand(context: CliContext, setExitCode: SetExitCode) {
           pauseSeconds: options.pause,
           agent: options.agent,
           dangerouslySkipPermissions: options.dangerouslySkipPermissions,
+          idleTimeoutMinutes: options.idleTimeout,
+          maxCostUsd: options.maxCost,
+          usageLimitAction: options.onUsageLimit,
+          callsPerHour: options.rateLimit,
         };
         const settings = await loadCommandSettings(context, runFlagsToConfig(flags));
         const agent = createAgent(settings.config.agent, {
@@ -78,21 +105,24 @@ export function runCommand(context: CliContext, setExitCode: SetExitCode) {
             agent,
           });
           if (!report.ok) {
-            const out = json ? context.stderr : context.stdout;
-            for (const check of report.checks.filter((each) => each.status === 'fail')) {
-              writeLine(out, `✗ ${check.message}`);
-              for (const detail of check.details) writeLine(out, `    - ${detail}`);
-              if (check.hint !== undefined) writeLine(out, `    hint: ${check.hint}`);
-            }
-            writeLine(
-              out,
-              'Preflight failed: fix the errors above (details: ralph validate), or pass --skip-preflight.',
-            );
-            setExitCode(ExitCode.invalidInput);
-            return;
+            const failed = report.checks.filter((each) => each.status === 'fail');
+            const lines = failed.flatMap((check) => [
+              `  ✗ ${check.message}`,
+              ...check.details.map((detail) => `      - ${detail}`),
+              ...(check.hint === undefined ? [] : [`      hint: ${check.hint}`]),
+            ]);
+            throw new RalphError('PREFLIGHT_FAILED', `preflight failed:\n${lines.join('\n')}`, {
+              hint: 'fix the errors above (all checks: ralph validate), or pass --skip-preflight',
+            });
           }
         }
-        const prepared = await prepareRun({ context, dir, settings, promptFile: options.prompt });
+        const prepared = await prepareRun({
+          context,
+          dir,
+          settings,
+          promptFile: options.prompt,
+          resetBreaker: options.resetBreaker,
+        });
         if (options.dryRun === true) {
           await printDryRun(context, prepared, agent, json);
           return;
@@ -103,6 +133,7 @@ export function runCommand(context: CliContext, setExitCode: SetExitCode) {
           archive: options.archive,
           runLoop,
           clock: systemClock,
+          askUsageLimit: usageLimitPrompt(),
         });
         setExitCode(result.exitCode);
       } catch (error) {
@@ -120,6 +151,12 @@ function parseCount(value: string): number {
 function parsePositive(value: string): number {
   const number = Number(value);
   if (!Number.isFinite(number) || number <= 0) throw invalid(value, 'a number > 0');
+  return number;
+}
+
+function parseWhole(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0) throw invalid(value, 'a whole number ≥ 0');
   return number;
 }
 

@@ -2,9 +2,11 @@ import { appendFile } from 'node:fs/promises';
 import type { LoopEvent, Reporter } from '../../core/events.js';
 
 /**
- * The session history in progress.txt: one table row per iteration (iteration, attempt, time,
- * story, result, session id, cost), plus a line for anything ralph undid. progress.txt belongs
- * to the agent too, so ralph only ever appends, and only between iterations.
+ * The session history in progress.txt: a row per iteration (iteration, attempt, time, story,
+ * result, session id, cost), plus a line for anything ralph undid. progress.txt belongs to the
+ * agent too, and it appends its own notes between ralph's rows, so every row carries its own
+ * table header: each one renders as a table wherever it lands. ralph only ever appends, and
+ * only between iterations.
  */
 export function progressHistoryReporter(progressFile: string): Reporter {
   const append = (text: string): Promise<void> => appendFile(progressFile, text, { flag: 'a' });
@@ -17,12 +19,12 @@ export function progressHistoryReporter(progressFile: string): Reporter {
               event.resumedAfterIteration > 0
                 ? `, resuming after iteration ${event.resumedAfterIteration}`
                 : ''
-            })\n\n| iteration | attempt | time | story | result | session | cost |\n|---|---|---|---|---|---|---|\n`,
+            })\n`,
           );
           return;
         case 'iteration_finished':
           await append(
-            `| ${event.iteration} | ${event.attempt} | ${event.at} | ${cell(event.story.id)} | ${cell(
+            `\n${HEADER}| ${event.iteration} | ${event.attempt} | ${event.at} | ${cell(event.story.id)} | ${cell(
               `${event.outcome}: ${event.detail}`,
             )} | ${event.sessionId ?? '-'} | ${event.costUsd === undefined ? '-' : `$${event.costUsd.toFixed(4)}`} |\n`,
           );
@@ -48,3 +50,6 @@ export function progressHistoryReporter(progressFile: string): Reporter {
 function cell(text: string): string {
   return text.replace(/\s+/g, ' ').replace(/\|/g, '/').slice(0, 200);
 }
+
+const HEADER =
+  '| iteration | attempt | time | story | result | session | cost |\n|---|---|---|---|---|---|---|\n';
