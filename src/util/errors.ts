@@ -15,9 +15,12 @@ export type ErrorCode =
   | 'DETACHED_HEAD'
   | 'LOCKED'
   | 'ALREADY_EXISTS'
+  | 'PREFLIGHT_FAILED'
   | 'USAGE'
   | 'LOOP_NOT_FOUND'
   | 'AGENT_CONFIG'
+  | 'NOT_RUNNING'
+  | 'STOP_TIMEOUT'
   | 'IO';
 
 /** Exit codes of design.md §4: 2 is invalid input or configuration. */
