@@ -1,0 +1,209 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { finishedRun, initLine } from './agent-stream.js';
+import {
+  createFakeLoop,
+  expectFilesAgree,
+  isRunning,
+  livingGroupMembers,
+  ofType,
+  passing,
+  prdText,
+  story,
+  waitFor,
+  type FakeLoop,
+  type RunningRalph,
+} from './fake-loop.js';
+
+/**
+ * Stopping an agent: Ctrl+C (pause, then resume), a closed terminal (SIGHUP), the per-iteration
+ * timeout, and a second `ralph run` racing the first. A hanging call of the fake starts a grandchild, records
+ * "<its own pid> <grandchild pid>" in hang-N.pids, prints its init line and sleeps.
+ */
+function hanging(session: string): string {
+  return [
+    'sleep 20 &',
+    'pids="$FAKE_CLAUDE_SCRIPT_DIR/hang-$FAKE_CLAUDE_CALL.pids"',
+    'echo "$PPID $!" > "$pids.tmp" && mv "$pids.tmp" "$pids"',
+    `printf '%s\\n' '${initLine(session)}'`,
+    'sleep 20',
+  ].join('\n');
+}
+
+/** The fake's pid (= its process group) and its grandchild's, once the call hangs. */
+async function hangingPids(
+  loop: FakeLoop,
+  call: number,
+): Promise<{ agent: number; grandchild: number }> {
+  const file = join(loop.scripts, `hang-${call}.pids`);
+  await waitFor(`call ${call} to hang`, () => existsSync(file));
+  const [agent, grandchild] = (await readFile(file, 'utf8')).trim().split(' ').map(Number);
+  hungGroups.push(agent!);
+  expect((await loop.argv(call)).pid).toBe(agent);
+  return { agent: agent!, grandchild: grandchild! };
+}
+
+const started: RunningRalph[] = [];
+const hungGroups: number[] = [];
+afterEach(() => {
+  // A failed test must not leave a ralph or a hanging agent running into the next one.
+  const kill = (pid: number) => {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  for (const each of started.splice(0)) kill(each.pid);
+  for (const group of hungGroups.splice(0)) kill(-group);
+});
+
+describe('ralph run with a fake claude: stopping agents', () => {
+  it('pauses on SIGINT (exit 130, agent tree gone) and resumes with iteration count and cost', async () => {
+    const stories = [story(1), story(2)];
+    const loop = await createFakeLoop(stories);
+    await loop.agent(1, {
+      taskList: prdText(passing(stories, 'STORY-001')),
+      jsonl: finishedRun('session-1', '<promise>STORY_COMPLETE</promise>', 0.5),
+    });
+    await loop.agent(2, { sh: hanging('session-hang') });
+    await loop.agent(3, {
+      taskList: prdText(passing(stories, 'STORY-001', 'STORY-002')),
+      jsonl: finishedRun('session-3', '<promise>COMPLETE</promise>', 0.25),
+    });
+
+    const first = loop.start(['run', '--pause', '0']);
+    started.push(first);
+    const { agent, grandchild } = await hangingPids(loop, 2);
+    expect(await isRunning(grandchild)).toBe(true);
+    const signalled = Date.now();
+    process.kill(first.pid, 'SIGINT');
+    const stopped = await first.exited;
+    expect(stopped.code, stopped.stdout + stopped.stderr).toBe(130);
+    expect(stopped.at - signalled).toBeLessThan(5000);
+    expect(await livingGroupMembers(agent)).toEqual([]);
+    expect(await isRunning(grandchild)).toBe(false);
+
+    expect(await loop.status()).toMatchObject({
+      state: 'PAUSED',
+      iteration: 2,
+      storiesPassing: 1,
+      costUsd: 0.5,
+      exitReason: 'interrupted',
+    });
+    const paused = await loop.events();
+    expect(ofType(paused, 'iteration_finished').map((each) => each.outcome)).toEqual([
+      'progress',
+      'canceled',
+    ]);
+    expect(paused.at(-1)).toMatchObject({
+      type: 'run_finished',
+      state: 'PAUSED',
+      exitCode: 130,
+      iterations: 2,
+    });
+    expect(existsSync(join(loop.dir, '.ralph.lock'))).toBe(false);
+
+    const resumed = await loop.run(['run', '--pause', '0']);
+    expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain('resuming after iteration 2');
+    expect(await loop.calls()).toBe(3);
+    expect((await loop.argv(3)).argv[1]).toContain('Work on **STORY-002:');
+    expect(await loop.log(3)).toContain('session-3');
+    expect(await loop.status()).toMatchObject({
+      state: 'COMPLETE',
+      iteration: 3,
+      storiesPassing: 2,
+      costUsd: 0.75,
+      sessionId: 'session-3',
+    });
+    const events = await loop.events();
+    expect(ofType(events, 'run_started').at(-1)).toMatchObject({
+      resumedAfterIteration: 2,
+      costUsd: 0.5,
+    });
+    expect(events.at(-1)).toMatchObject({
+      type: 'run_finished',
+      state: 'COMPLETE',
+      iterations: 3,
+      costUsd: 0.75,
+    });
+    expect(await loop.progress()).toContain('resuming after iteration 2');
+    await expectFilesAgree(loop);
+  }, 10_000);
+
+  it('-t kills an agent that runs too long (whole tree) and goes on with the next iteration', async () => {
+    const loop = await createFakeLoop([story(1), story(2)]);
+    await loop.agent(1, { sh: hanging('session-slow') });
+    // Call 2 records whether anything of call 1 survived into the next iteration.
+    await loop.agent(2, {
+      sh: [
+        'for pid in $(cat "$FAKE_CLAUDE_SCRIPT_DIR/hang-1.pids"); do',
+        '  state=$(sed "s/.*) //" /proc/$pid/stat 2>/dev/null | cut -d" " -f1)',
+        '  echo "$pid ${state:-gone}"',
+        'done > "$FAKE_CLAUDE_SCRIPT_DIR/survivors.txt"',
+      ].join('\n'),
+      jsonl: finishedRun('session-2', 'Nothing changed.'),
+    });
+
+    // 0.02 minutes = 1.2 s.
+    const run = await loop.run(['run', '-t', '0.02', '-n', '2', '--pause', '0']);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    const finished = ofType(await loop.events(), 'iteration_finished');
+    expect(finished.map((each) => each.outcome)).toEqual(['timeout', 'no_progress']);
+    expect(finished[0]).toMatchObject({
+      detail: 'no result within 1 s: agent killed',
+      sessionId: 'session-slow',
+    });
+    expect(finished[0]?.durationMs).toBeGreaterThanOrEqual(1150);
+    expect(finished[0]?.durationMs).toBeLessThan(4000);
+
+    const survivors = (await readFile(join(loop.scripts, 'survivors.txt'), 'utf8'))
+      .trim()
+      .split('\n');
+    expect(survivors).toHaveLength(2);
+    for (const line of survivors) expect(line).toMatch(/ (gone|Z)$/);
+    expect(await loop.status()).toMatchObject({ state: 'REACHED_LIMIT', iteration: 2 });
+    await expectFilesAgree(loop);
+  }, 10_000);
+
+  it('on SIGHUP (terminal closed) stops the agent tree and leaves the run PAUSED, not RUNNING', async () => {
+    const loop = await createFakeLoop([story(1)]);
+    await loop.agent(1, { sh: hanging('session-hup') });
+    const first = loop.start(['run', '--pause', '0']);
+    started.push(first);
+    const { agent, grandchild } = await hangingPids(loop, 1);
+    const signalled = Date.now();
+    process.kill(first.pid, 'SIGHUP');
+    const stopped = await first.exited;
+    expect(stopped.at - signalled).toBeLessThan(5000);
+    // The agent must not outlive the ralph that supervised it (it would keep editing the repo).
+    expect(await livingGroupMembers(agent)).toEqual([]);
+    expect(await isRunning(grandchild)).toBe(false);
+    expect(await loop.status()).toMatchObject({ state: 'PAUSED', iteration: 1 });
+    expect([129, 130]).toContain(stopped.code);
+    expect(existsSync(join(loop.dir, '.ralph.lock'))).toBe(false);
+  }, 10_000);
+
+  it('refuses a second ralph run on the same loop directory with the holder pid (exit 2)', async () => {
+    const loop = await createFakeLoop([story(1)]);
+    await loop.agent(1, { sh: hanging('session-busy') });
+    const first = loop.start(['run', '--pause', '0']);
+    started.push(first);
+    await hangingPids(loop, 1);
+
+    const second = await loop.run(['run', '--pause', '0']);
+    expect(second.code, second.stdout + second.stderr).toBe(2);
+    expect(second.stderr).toContain(`is in use by pid ${first.pid}`);
+    expect(await loop.calls()).toBe(1);
+    // The refused run touched nothing the running one owns.
+    expect(await loop.status()).toMatchObject({ state: 'RUNNING', pid: first.pid, iteration: 1 });
+    expect(ofType(await loop.events(), 'run_started')).toHaveLength(1);
+
+    process.kill(first.pid, 'SIGINT');
+    expect((await first.exited).code).toBe(130);
+    await expectFilesAgree(loop);
+  }, 10_000);
+});
