@@ -52,8 +52,14 @@ export default tseslint.config(
             ...forbidLayers(['cli', 'monitor', 'session-loop']),
             ...uiPackages,
             {
-              group: ['**/agents/claude/*', '**/agents/fake/*', '**/agents/registry*', '**/agents/spawn*'],
-              message: 'The core reaches agents only through agents/types.ts (the port); the CLI picks the adapter.',
+              group: [
+                '**/agents/claude/*',
+                '**/agents/fake/*',
+                '**/agents/registry*',
+                '**/agents/spawn*',
+              ],
+              message:
+                'The core reaches agents only through agents/types.ts (the port); the CLI picks the adapter.',
             },
           ],
         },
@@ -170,7 +176,16 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            ...forbidLayers(['cli', 'core', 'agents', 'plan', 'monitor', 'session-loop', 'guard', 'hooks']),
+            ...forbidLayers([
+              'cli',
+              'core',
+              'agents',
+              'plan',
+              'monitor',
+              'session-loop',
+              'guard',
+              'hooks',
+            ]),
             ...uiPackages,
           ],
         },
@@ -184,7 +199,16 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            ...forbidLayers(['cli', 'core', 'agents', 'plan', 'monitor', 'safety', 'guard', 'hooks']),
+            ...forbidLayers([
+              'cli',
+              'core',
+              'agents',
+              'plan',
+              'monitor',
+              'safety',
+              'guard',
+              'hooks',
+            ]),
             ...uiPackages,
           ],
         },

@@ -2,6 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { pumpLines } from './line-splitter.js';
+import { bindToParentLife } from './parent-death.js';
 
 /**
  * The only module that starts processes (design.md §1): short commands run to completion
@@ -162,7 +163,9 @@ export function spawnStreaming(
   }
   let child: ChildProcess;
   try {
-    child = spawn(file, args, {
+    // The agent dies with ralph (parent-death.ts): it must never outlive ralph's guard.
+    const target = bindToParentLife(file, args, options.env);
+    child = spawn(target.file, target.args, {
       cwd: options.cwd,
       env: options.env,
       stdio: ['ignore', 'pipe', 'pipe'],

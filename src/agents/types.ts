@@ -42,6 +42,13 @@ export interface AgentRunRequest {
   logFile: string;
   /** Wall-clock limit; the whole process tree is killed when it passes. */
   timeoutMs: number;
+  /** Kill the tree when the agent prints nothing for this long (default: the adapter's own). */
+  idleTimeoutMs?: number | undefined;
+  /**
+   * Kill the tree when the agent printed its result line but has not exited this long after
+   * (default: the adapter's own). The run still counts by its result.
+   */
+  resultGraceMs?: number | undefined;
   /** Aborting kills the whole process tree (SIGTERM, then SIGKILL after a grace period). */
   signal: AbortSignal;
   /** Called for every parsed output line as it arrives (monitor, verbose output). */
@@ -116,6 +123,10 @@ export interface AgentRunResult {
   /** The signal that ended the process, when one did. */
   exitSignal: string | undefined;
   timedOut: boolean;
+  /** The idle limit (no output) was the one that passed; implies timedOut. */
+  idleTimedOut?: boolean | undefined;
+  /** Killed because it lingered after printing its result line (not a timeout, not canceled). */
+  killedAfterResult?: boolean | undefined;
   /** Ended because the request's signal aborted (Ctrl+C, stop). */
   canceled: boolean;
   /** The executable could not be started (ENOENT, EACCES). */

@@ -13,6 +13,16 @@ if (argv[0] === 'stop-hook' && !argv.includes('--help') && !argv.includes('-h'))
     env: process.env,
     cwd: process.cwd(),
   });
+} else if (argv[0] === 'guard' && !argv.includes('--help') && !argv.includes('-h')) {
+  // The guard runs before every tool call of an interactive session (ralph setup --guard).
+  const { guardMain } = await import('./commands/guard.js');
+  process.exitCode = await guardMain(argv.slice(1), {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+  });
 } else {
   const { main } = await import('./main.js');
   process.exitCode = await main(argv, {

@@ -1,12 +1,18 @@
 import { Command } from '@commander-js/extra-typings';
 import { createRequire } from 'node:module';
+import { attachCommand } from './commands/attach.js';
 import { demoCommand } from './commands/demo.js';
+import { guardCommand } from './commands/guard-command.js';
 import { initCommand } from './commands/init.js';
 import { inspectCommand } from './commands/inspect.js';
+import { listCommand } from './commands/list.js';
+import { logsCommand } from './commands/logs.js';
 import { loopCommand } from './commands/loop.js';
+import { monitorCommand } from './commands/monitor.js';
 import { setupCommand } from './commands/setup.js';
 import { runCommand } from './commands/run.js';
 import { statusCommand } from './commands/status.js';
+import { stopCommand } from './commands/stop.js';
 import { stopHookCommand } from './commands/stop-hook-command.js';
 import { validateCommand } from './commands/validate.js';
 import type { CliContext } from './context.js';
@@ -48,6 +54,12 @@ export function createProgram(context: CliContext, setExitCode: SetExitCode): Co
     stopHookCommand(context, setExitCode),
     demoCommand(context, setExitCode),
     inspectCommand(context, setExitCode),
+    listCommand(context, setExitCode),
+    attachCommand(context, setExitCode),
+    stopCommand(context, setExitCode),
+    logsCommand(context, setExitCode),
+    monitorCommand(context, setExitCode),
+    guardCommand(context, setExitCode),
   ]) {
     program.addCommand(command);
   }

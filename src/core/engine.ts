@@ -1,98 +1,118 @@
 import { relative } from 'node:path';
-import type { AgentAdapter, PermissionMode } from '../agents/types.js';
 import { nextStory, summarise } from '../plan/order.js';
 import { readTaskListFile } from '../plan/read.js';
-import type { Clock } from '../safety/clock.js';
+import { ZERO_TOKENS } from '../safety/budget.js';
+import { localTimeZone } from '../safety/reset-time.js';
+import { DEFAULT_SAFETY } from '../safety/settings.js';
 import { loopPaths } from '../state/paths.js';
-import type { LoopEvent, Reporter, RunState } from './events.js';
-import { runIteration, type IterationSetup } from './iteration.js';
-import { selectModel, type ModelSettings } from './model-select.js';
+import { runAttempts } from './attempt.js';
+import type { BreakerSnapshot, LoopEvent } from './events.js';
+import { budgetGate } from './gates.js';
+import type { IterationSetup } from './iteration.js';
+import type { LoopContext, LoopDependencies, LoopOptions, LoopResult, Stop } from './loop-types.js';
+import { interrupted } from './loop-types.js';
+import { selectModel } from './model-select.js';
 import { buildPrompt } from './prompt.js';
+import { openSafetySession, type SafetySession } from './safety-session.js';
 
-export interface LoopOptions {
-  loopDir: string;
-  /** Where the agent works: the repository (ralph's own cwd). */
-  cwd: string;
-  taskListFile: string;
-  promptTemplate: string;
-  /** Shown in status and events: the feature (branch or folder) name. */
-  feature: string;
-  maxIterations: number;
-  timeoutMs: number;
-  pauseMs: number;
-  models: ModelSettings;
-  permission: PermissionMode;
-  settings?: Record<string, unknown> | undefined;
-  completionPatterns: readonly string[];
-  env: Readonly<Record<string, string | undefined>>;
-  /** Continue a paused or crashed run: its iteration count and cost carry over. */
-  resume?: { iteration: number; costUsd: number } | undefined;
-  /** Whether spec.md / specs/ exist, so the prompt only names files that are there. */
-  hasSpec: boolean;
-  hasSpecsDir: boolean;
-}
-
-export interface LoopDependencies {
-  agent: AgentAdapter;
-  reporters: readonly Reporter[];
-  clock: Clock;
-  signal: AbortSignal;
-}
-
-export interface LoopResult {
-  state: Exclude<RunState, 'RUNNING'>;
-  reason: string;
-  exitCode: number;
-  iterations: number;
-  costUsd: number;
-}
+export type {
+  LoopDependencies,
+  LoopOptions,
+  LoopResult,
+  UsageLimitAnswer,
+  UsageLimitQuestion,
+} from './loop-types.js';
 
 /**
  * The loop (design.md §1): one fresh agent process per iteration, one story each, until every
  * story passes or a limit is reached. Expected endings are results, never exceptions; the only
  * throws are failures to read or write ralph's own state, which must not be papered over.
+ * Around each iteration the safety policies (issue 4) decide: the breaker and the budget before
+ * it starts, the rate limit and a pending usage-limit wait before each agent (gates.ts),
+ * retries between attempts (attempt.ts), and the breaker again after it.
  */
 export async function runLoop(options: LoopOptions, deps: LoopDependencies): Promise<LoopResult> {
+  const settings = options.safety ?? DEFAULT_SAFETY;
   const emit = async (event: LoopEvent): Promise<void> => {
     for (const reporter of deps.reporters) await reporter.onEvent(event);
   };
   const at = (): string => deps.clock.now().toISOString();
+  const safety = await openSafetySession(options.loopDir, settings, deps.clock.now());
+  const ctx: LoopContext = {
+    options,
+    deps,
+    settings,
+    safety,
+    emit,
+    at,
+    run: {
+      costUsd: options.resume?.costUsd ?? 0,
+      tokens: { ...(options.resume?.tokens ?? ZERO_TOKENS) },
+    },
+    timeZone: deps.timeZone ?? localTimeZone(),
+    random: deps.random ?? Math.random,
+  };
   let iteration = options.resume?.iteration ?? 0;
-  let costUsd = options.resume?.costUsd ?? 0;
   let document = await readTaskListFile(options.taskListFile);
+
+  // A usage-limit wait interrupted by a restart resumes the same iteration at its next attempt.
+  const pending = safety.pendingWait();
+  let firstAttempt = 1;
+  if (pending !== undefined && options.resume?.iteration === pending.iteration) {
+    iteration = pending.iteration - 1;
+    firstAttempt = pending.attempt;
+  }
+
+  const transitions = [
+    ...(settings.resetBreaker ? [safety.observeBreaker({ type: 'reset' }, deps.clock.now())] : []),
+    safety.observeBreaker({ type: 'run_start' }, deps.clock.now()),
+  ].filter((each) => each !== undefined);
+  if (transitions.length > 0) await safety.save(deps.clock.now());
+
   const start = summarise(document.taskList);
   await emit({
     type: 'run_started',
     at: at(),
     loopDir: options.loopDir,
     feature: options.feature,
-    resumedAfterIteration: iteration,
+    resumedAfterIteration: options.resume?.iteration ?? 0,
     maxIterations: options.maxIterations,
     storiesTotal: start.total,
     storiesPassing: start.passing,
-    costUsd,
+    costUsd: ctx.run.costUsd,
+    tokens: ctx.run.tokens,
+    breaker: safety.breaker(),
+    rateLimit: {
+      callsPerHour: positive(settings.rateLimit.callsPerHour),
+      tokensPerHour: positive(settings.rateLimit.tokensPerHour),
+    },
   });
+  for (const transition of transitions) {
+    await emit({ type: 'breaker_changed', at: at(), ...transition, breaker: safety.breaker() });
+  }
 
-  const finish = async (
-    state: LoopResult['state'],
-    reason: string,
-    exitCode: number,
-  ): Promise<LoopResult> => {
+  const finish = async (stop: Stop): Promise<LoopResult> => {
     const summary = summarise(document.taskList);
     await emit({
       type: 'run_finished',
       at: at(),
-      state,
-      reason,
-      exitCode,
+      state: stop.state,
+      reason: stop.reason,
+      stopReason: stop.stopReason,
+      ...(stop.hint === undefined ? {} : { hint: stop.hint }),
+      exitCode: stop.exitCode,
       iterations: iteration,
       storiesPassing: summary.passing,
       storiesTotal: summary.total,
-      costUsd,
+      costUsd: ctx.run.costUsd,
+      tokens: ctx.run.tokens,
     });
     for (const reporter of deps.reporters) await reporter.close?.();
-    return { state, reason, exitCode, iterations: iteration, costUsd };
+    return { ...stop, iterations: iteration, costUsd: ctx.run.costUsd };
   };
+
+  const opened = breakerStop(safety.breaker());
+  if (opened !== undefined) return finish(opened);
 
   const setup: IterationSetup = {
     agent: deps.agent,
@@ -101,6 +121,8 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     permission: options.permission,
     settings: options.settings,
     timeoutMs: options.timeoutMs,
+    idleTimeoutMs: settings.idleTimeoutMs,
+    resultGraceMs: settings.resultGraceMs,
     completionPatterns: options.completionPatterns,
     signal: deps.signal,
   };
@@ -108,25 +130,33 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
   const shown = (path: string): string => relative(options.cwd, path) || '.';
 
   for (;;) {
-    if (deps.signal.aborted) return finish('PAUSED', 'interrupted', 130);
+    if (deps.signal.aborted) return finish(interrupted(''));
     const summary = summarise(document.taskList);
     if (summary.total > 0 && summary.passing === summary.total) {
-      return finish('COMPLETE', 'every story passes', 0);
+      return finish(await completed(safety, deps));
     }
     if (iteration >= options.maxIterations) {
-      return finish('REACHED_LIMIT', `max iterations reached (${options.maxIterations})`, 1);
+      return finish({
+        state: 'REACHED_LIMIT',
+        reason: `max iterations reached (${options.maxIterations})`,
+        stopReason: 'max_iterations',
+        exitCode: 1,
+      });
     }
     const story = nextStory(document.taskList);
     if (story === undefined) {
       const waiting = summary.blocked.map(
         (each) => `${each.id} (dependsOn ${each.dependsOn.join(', ')})`,
       );
-      return finish(
-        'ERROR',
-        `no story can start: ${waiting.join('; ') || 'the task list is empty'}`,
-        1,
-      );
+      return finish({
+        state: 'ERROR',
+        reason: `no story can start: ${waiting.join('; ') || 'the task list is empty'}`,
+        stopReason: 'blocked',
+        exitCode: 1,
+      });
     }
+    const overBudget = await budgetGate(ctx, story, document);
+    if (overBudget !== undefined) return finish(overBudget);
 
     iteration += 1;
     const model = selectModel(story, document.taskList, options.models).model;
@@ -136,77 +166,52 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
       spec: options.hasSpec ? shown(paths.spec) : undefined,
       specsDir: options.hasSpecsDir ? `${shown(paths.specsDir)}/` : undefined,
     });
-    const storyRef = { id: story.id, title: story.title };
-    const logFile = paths.iterationLog(iteration, 1);
-    await emit({
-      type: 'iteration_started',
-      at: at(),
+    const outcome = await runAttempts(ctx, setup, {
       iteration,
-      attempt: 1,
-      story: storyRef,
-      model,
-      logFile,
-      promptBytes: Buffer.byteLength(prompt),
-    });
-    // Agent output arrives while the process runs; reporters see it in order, without blocking it.
-    let pending = Promise.resolve();
-    const queue = (event: LoopEvent): void => {
-      pending = pending.then(() => emit(event));
-    };
-    const report = await runIteration(setup, {
-      before: document,
+      firstAttempt,
       story,
       model,
       prompt,
-      logFile,
-      onToolUse: (name, summaryText) => {
-        queue({ type: 'agent_tool_use', at: at(), iteration, name, summary: summaryText });
-      },
-      onText: (text) => {
-        queue({ type: 'agent_text', at: at(), iteration, text });
-      },
+      before: document,
     });
-    await pending;
-
-    costUsd += report.agent.result?.costUsd ?? 0;
-    if (report.after !== undefined) document = report.after;
-    if (report.restored !== undefined) {
-      await emit({ type: 'task_list_restored', at: at(), iteration, ...report.restored });
-    }
-    if (report.completeNotBelieved !== undefined) {
-      await emit({
-        type: 'complete_not_believed',
-        at: at(),
-        iteration,
-        openStories: report.completeNotBelieved,
-      });
-    }
-    const after = summarise(document.taskList);
-    await emit({
-      type: 'iteration_finished',
-      at: at(),
-      iteration,
-      attempt: 1,
-      story: storyRef,
-      outcome: report.outcome,
-      detail: report.detail,
-      signal: report.signal,
-      newlyPassing: report.newlyPassing,
-      storiesPassing: after.passing,
-      storiesTotal: after.total,
-      sessionId: report.agent.sessionId ?? report.agent.result?.sessionId,
-      model: report.agent.model ?? model,
-      costUsd: report.agent.result?.costUsd,
-      usage: report.agent.result?.usage,
-      numTurns: report.agent.result?.numTurns,
-      exitCode: report.agent.exitCode,
-      durationMs: report.agent.durationMs,
-    });
-    if (report.outcome === 'canceled') return finish('PAUSED', 'interrupted', 130);
-    if (report.agent.spawnError !== undefined) {
-      return finish('ERROR', `the agent could not be started: ${report.agent.spawnError}`, 2);
-    }
-    if (report.outcome === 'complete') return finish('COMPLETE', 'every story passes', 0);
+    firstAttempt = 1;
+    document = outcome.document;
+    if (outcome.kind === 'stop') return finish(outcome.stop);
+    const tripped = breakerStop(safety.breaker());
+    if (tripped !== undefined) return finish(tripped);
+    if (outcome.report.outcome === 'complete') return finish(await completed(safety, deps));
     await deps.clock.sleep(options.pauseMs, deps.signal);
   }
+}
+
+function positive(limit: number | undefined): number | undefined {
+  return limit !== undefined && limit > 0 ? limit : undefined;
+}
+
+function breakerStop(breaker: BreakerSnapshot): Stop | undefined {
+  if (breaker.state !== 'OPEN') return undefined;
+  const until = breaker.cooldownUntil;
+  return {
+    state: 'ERROR',
+    reason: `circuit breaker open: ${breaker.reason ?? 'no reason recorded'}`,
+    stopReason: 'breaker',
+    exitCode: 1,
+    hint: `Look at the last iterations (ralph inspect DIR/logs/…), fix what keeps failing, then run \`ralph run --reset-breaker\`${
+      until === undefined ? '' : `; or run again after ${until} to give it one half-open try`
+    }.`,
+  };
+}
+
+/** A finished feature leaves no usage-limit wait behind for the loop directory's next run. */
+async function completed(safety: SafetySession, deps: LoopDependencies): Promise<Stop> {
+  if (safety.pendingWait() !== undefined) {
+    safety.setPendingWait(undefined);
+    await safety.save(deps.clock.now());
+  }
+  return {
+    state: 'COMPLETE',
+    reason: 'every story passes',
+    stopReason: 'complete',
+    exitCode: 0,
+  };
 }

@@ -1,4 +1,6 @@
 import type { TokenUsage } from '../agents/types.js';
+import type { ClassificationKind } from '../safety/classify.js';
+import type { BreakerPosition } from '../safety/circuit-breaker.js';
 
 /**
  * The one event stream of a run (design.md §1). Everything a person sees — status.json,
@@ -33,6 +35,38 @@ interface Base {
   at: string;
 }
 
+/** Why a run ended, for machines (the `reason` beside it is for people). */
+export type StopReason =
+  | 'complete'
+  | 'max_iterations'
+  | 'blocked'
+  | 'breaker'
+  | 'budget'
+  | 'usage_limit'
+  | 'fatal'
+  | 'interrupted';
+
+/** The circuit breaker as a reader shows it: "CLOSED, no progress 2/3". */
+export interface BreakerSnapshot {
+  state: BreakerPosition;
+  noProgress: number;
+  sameError: number;
+  permissionDenials: number;
+  thresholds: { noProgress: number; sameError: number; permissionDenials: number };
+  reason: string | undefined;
+  /** When OPEN: the earliest time a new run may try again (HALF_OPEN). */
+  cooldownUntil: string | undefined;
+}
+
+/** Cost and tokens so far, of one story (all its runs) or of the run. */
+export interface Spend {
+  costUsd: number;
+  tokens: TokenUsage;
+}
+
+/** What ralph waits for: the hourly call/token window, a usage-limit reset, a retry backoff. */
+export type WaitReason = 'rate_limit' | 'usage_limit' | 'retry';
+
 export type LoopEvent =
   | (Base & {
       type: 'run_started';
@@ -44,6 +78,10 @@ export type LoopEvent =
       storiesTotal: number;
       storiesPassing: number;
       costUsd: number;
+      tokens?: TokenUsage;
+      breaker?: BreakerSnapshot;
+      /** The agent calls and tokens allowed per hour (undefined: no limit). */
+      rateLimit?: { callsPerHour: number | undefined; tokensPerHour: number | undefined };
     })
   | (Base & {
       type: 'iteration_started';
@@ -76,6 +114,60 @@ export type LoopEvent =
       numTurns: number | undefined;
       exitCode: number | undefined;
       durationMs: number;
+      /** How the attempt ended for the safety policies (inspect shows the same). */
+      classification?: ClassificationKind;
+      classificationWhy?: string;
+      /** Another attempt of this iteration follows (a retry, or after a usage-limit wait). */
+      willRetry?: boolean;
+      /** Set on an iteration's last attempt: the breaker after counting it. */
+      breaker?: BreakerSnapshot;
+      /** Totals after this attempt: the story over all its runs, and this run. */
+      storySpend?: Spend;
+      runSpend?: Spend;
+      /** Agent calls in the last hour, this one included. */
+      callsLastHour?: number;
+    })
+  | (Base & {
+      type: 'breaker_changed';
+      from: BreakerPosition;
+      to: BreakerPosition;
+      reason: string;
+      breaker: BreakerSnapshot;
+    })
+  | (Base & {
+      type: 'wait_started';
+      reason: WaitReason;
+      /** ISO time the wait ends: a countdown is `until - now`. */
+      until: string;
+      durationMs: number;
+      detail: string;
+      /** The iteration and attempt that will run after the wait, when there is one. */
+      iteration?: number;
+      attempt?: number;
+    })
+  | (Base & { type: 'wait_progress'; reason: WaitReason; until: string; remainingMs: number })
+  | (Base & { type: 'wait_finished'; reason: WaitReason; interrupted: boolean })
+  | (Base & {
+      type: 'usage_limit';
+      iteration: number;
+      attempt: number;
+      source: string;
+      message: string;
+      /** ISO time the limit resets, when known. */
+      resetAt: string | undefined;
+      window: string | undefined;
+      /** What ralph does: per --on-usage-limit, or the answer when it asked. */
+      action: 'wait' | 'exit';
+      /** --on-usage-limit ask: whether a person answered (false: no answer in time, or no TTY). */
+      answered?: boolean;
+    })
+  | (Base & {
+      type: 'budget_exceeded';
+      scope: 'run' | 'story';
+      storyId: string | undefined;
+      spentUsd: number;
+      limitUsd: number;
+      message: string;
     })
   | (Base & {
       type: 'task_list_restored';
@@ -91,11 +183,15 @@ export type LoopEvent =
       type: 'run_finished';
       state: Exclude<RunState, 'RUNNING'>;
       reason: string;
+      stopReason?: StopReason;
+      /** What to do about it, when the person has to act (fatal errors, the breaker, budget). */
+      hint?: string;
       exitCode: number;
       iterations: number;
       storiesPassing: number;
       storiesTotal: number;
       costUsd: number;
+      tokens?: TokenUsage;
     });
 
 export type LoopEventType = LoopEvent['type'];

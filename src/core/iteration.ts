@@ -15,6 +15,10 @@ export interface IterationSetup {
   permission: PermissionMode;
   settings: Record<string, unknown> | undefined;
   timeoutMs: number;
+  /** No output for this long kills the agent (undefined: the adapter's default). */
+  idleTimeoutMs?: number | undefined;
+  /** Lingering this long after the result line kills the agent (undefined: the adapter's). */
+  resultGraceMs?: number | undefined;
   completionPatterns: readonly string[];
   signal: AbortSignal;
 }
@@ -58,6 +62,8 @@ export async function runIteration(
     env: setup.env,
     logFile: input.logFile,
     timeoutMs: setup.timeoutMs,
+    idleTimeoutMs: setup.idleTimeoutMs,
+    resultGraceMs: setup.resultGraceMs,
     signal: setup.signal,
     onEvent: (event) => {
       if (event.type === 'tool_use') input.onToolUse(event.call.name, event.call.summary);
@@ -80,10 +86,13 @@ export async function runIteration(
   if (agent.canceled)
     return { ...base, outcome: 'canceled', detail: 'stopped by the user', completeNotBelieved };
   if (agent.timedOut) {
+    const idle = agent.idleTimedOut === true && setup.idleTimeoutMs !== undefined;
     return {
       ...base,
       outcome: 'timeout',
-      detail: `no result within ${Math.round(setup.timeoutMs / 1000)} s: agent killed`,
+      detail: idle
+        ? `no output for ${seconds(setup.idleTimeoutMs ?? 0)}: agent killed`
+        : `no result within ${seconds(setup.timeoutMs)}: agent killed`,
       completeNotBelieved,
     };
   }
@@ -97,23 +106,34 @@ export async function runIteration(
       completeNotBelieved,
     };
   }
-  if (allPass)
-    return { ...base, outcome: 'complete', detail: 'every story passes', completeNotBelieved };
+  const lingered =
+    agent.killedAfterResult === true
+      ? ` (killed ${seconds(setup.resultGraceMs ?? 0)} after its result: it did not exit)`
+      : '';
+  if (allPass) {
+    return {
+      ...base,
+      outcome: 'complete',
+      detail: `every story passes${lingered}`,
+      completeNotBelieved,
+    };
+  }
   if (newlyPassing.length > 0) {
     return {
       ...base,
       outcome: 'progress',
-      detail: `${newlyPassing.join(', ')} now passing`,
+      detail: `${newlyPassing.join(', ')} now passing${lingered}`,
       completeNotBelieved,
     };
   }
   return {
     ...base,
     outcome: 'no_progress',
-    detail:
+    detail: `${
       signal === 'STORY_COMPLETE'
         ? 'STORY_COMPLETE printed but no story was marked passing'
-        : 'no story was marked passing',
+        : 'no story was marked passing'
+    }${lingered}`,
     completeNotBelieved,
   };
 }
@@ -126,6 +146,8 @@ export function agentFailure(agent: AgentRunResult): string | undefined {
     const status = result.apiErrorStatus === undefined ? '' : ` (API ${result.apiErrorStatus})`;
     return `agent reported an error${status}: ${firstLine(result.resultText ?? result.subtype ?? 'no message')}`;
   }
+  // Killed for lingering after a good result line: the result is what counts.
+  if (agent.killedAfterResult === true && result !== undefined) return undefined;
   if (agent.exitCode !== 0) {
     const how =
       agent.exitSignal !== undefined
@@ -152,6 +174,10 @@ async function settleTaskList(
 
 function wasPassing(doc: TaskListDocument, id: string): boolean {
   return doc.taskList.stories.some((story) => story.id === id && story.passes);
+}
+
+function seconds(ms: number): string {
+  return ms >= 120_000 && ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 1000)} s`;
 }
 
 function firstLine(text: string): string {

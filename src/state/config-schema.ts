@@ -1,5 +1,7 @@
 import * as z from 'zod';
 import { DEFAULT_PROTECTED_BRANCHES } from './paths.js';
+import { GUARD_REQUIREMENTS, guardFileSchema, guardSchema } from './guard-config-schema.js';
+import { NOTIFY_REQUIREMENTS, notifyFileSchema, notifySchema } from './notify-config-schema.js';
 
 /**
  * The settings of config.yaml (design.md §4). Each field is defined once and used twice: optional
@@ -62,6 +64,107 @@ const fields = {
     .describe(
       'Minutes without activity (state file or session transcript) after which `ralph loop list` shows a loop as ORPHANED. Default 60.',
     ),
+  idleTimeoutMinutes: z
+    .number()
+    .min(0)
+    .describe(
+      'Minutes an agent may print nothing before it is killed (the iteration fails). 0 turns it off. Default 5.',
+    ),
+  resultGraceSeconds: z
+    .number()
+    .positive()
+    .describe(
+      'Seconds an agent may keep running after printing its result line before it is killed (the result still counts). Default 30.',
+    ),
+  breakerNoProgress: z
+    .int()
+    .min(0)
+    .describe(
+      'Iterations in a row without a story newly passing that open the circuit breaker (a repeat of the previous error counts toward sameErrorThreshold instead). 0 turns it off. Default 3.',
+    ),
+  breakerSameError: z
+    .int()
+    .min(0)
+    .describe(
+      'Iterations in a row failing with the same error (numbers, ids, paths and times ignored) that open the circuit breaker. 0 turns it off. Default 5.',
+    ),
+  breakerPermissionDenials: z
+    .int()
+    .min(0)
+    .describe(
+      'Iterations in a row without progress in which the agent was denied a tool, that open the circuit breaker. 0 turns it off. Default 2.',
+    ),
+  breakerCooldownMinutes: z
+    .number()
+    .min(0)
+    .describe(
+      'Minutes an open circuit breaker stays open; the next run after that starts half-open (one iteration with progress closes it). Default 30.',
+    ),
+  callsPerHour: z
+    .int()
+    .min(0)
+    .describe(
+      'Most agent calls (attempts) in any hour; at the limit ralph waits. 0 turns it off. Default 100.',
+    ),
+  tokensPerHour: z
+    .int()
+    .min(1)
+    .describe(
+      'Most tokens (input + output + cache writes) in any hour; at the limit ralph waits. No limit by default.',
+    ),
+  maxCostUsd: z
+    .number()
+    .positive()
+    .describe(
+      'US dollars one run may cost (from Claude Code total_cost_usd); crossing it ends the run with exit 1. No limit by default.',
+    ),
+  maxStoryCostUsd: z
+    .number()
+    .positive()
+    .describe(
+      'US dollars one story may cost over all its iterations, unless the story sets its own maxCostUsd; crossing it ends the run with exit 1. No limit by default.',
+    ),
+  retryMax: z
+    .int()
+    .min(0)
+    .describe(
+      'Retries of an iteration after a transient failure (API 5xx/529/429, dropped connection or MCP server, a crash before any output). Default 3.',
+    ),
+  retryBaseDelaySeconds: z
+    .number()
+    .min(0)
+    .describe(
+      'Seconds before the first retry; each further retry waits twice as long (±20 %). Default 2.',
+    ),
+  retryMaxDelaySeconds: z
+    .number()
+    .min(0)
+    .describe('The longest wait between retries, in seconds. Default 60.'),
+  usageLimitAction: z
+    .enum(['wait', 'exit', 'ask'])
+    .describe(
+      'On a usage limit: wait for the reset and resume, exit (state PAUSED, exit code 2), or ask on a terminal (exit after askTimeoutSeconds without an answer). Default wait.',
+    ),
+  usageLimitMarginSeconds: z
+    .number()
+    .min(0)
+    .describe('Seconds to wait past a usage limit reset time before starting again. Default 60.'),
+  usageLimitFirstBackoffMinutes: z
+    .number()
+    .positive()
+    .describe(
+      'Minutes to wait on a usage limit whose reset time is unknown; doubles for each such limit in a row. Default 5.',
+    ),
+  usageLimitMaxBackoffMinutes: z
+    .number()
+    .positive()
+    .describe(
+      'The longest wait on a usage limit whose reset time is unknown, in minutes. Default 60.',
+    ),
+  usageLimitAskTimeoutSeconds: z
+    .number()
+    .positive()
+    .describe('Seconds the `ask` question waits for an answer before ralph exits. Default 30.'),
 };
 
 export const configFileSchema = z
@@ -93,6 +196,53 @@ export const configFileSchema = z
       })
       .optional()
       .describe('In-session loops: `ralph loop` and the Claude Code Stop hook.'),
+    idleTimeoutMinutes: fields.idleTimeoutMinutes.optional(),
+    resultGraceSeconds: fields.resultGraceSeconds.optional(),
+    circuitBreaker: z
+      .strictObject({
+        noProgressThreshold: fields.breakerNoProgress.optional(),
+        sameErrorThreshold: fields.breakerSameError.optional(),
+        permissionDenialThreshold: fields.breakerPermissionDenials.optional(),
+        cooldownMinutes: fields.breakerCooldownMinutes.optional(),
+      })
+      .optional()
+      .describe(
+        'When to stop a loop that is stuck (exit code 1); `ralph run --reset-breaker` closes it.',
+      ),
+    rateLimit: z
+      .strictObject({
+        callsPerHour: fields.callsPerHour.optional(),
+        tokensPerHour: fields.tokensPerHour.optional(),
+      })
+      .optional()
+      .describe('A sliding one-hour window over agent calls and tokens; ralph waits at the limit.'),
+    budget: z
+      .strictObject({
+        maxCostUsd: fields.maxCostUsd.optional(),
+        maxStoryCostUsd: fields.maxStoryCostUsd.optional(),
+      })
+      .optional()
+      .describe('Cost limits; crossing one ends the run cleanly (exit code 1, reason budget).'),
+    retry: z
+      .strictObject({
+        maxRetries: fields.retryMax.optional(),
+        baseDelaySeconds: fields.retryBaseDelaySeconds.optional(),
+        maxDelaySeconds: fields.retryMaxDelaySeconds.optional(),
+      })
+      .optional()
+      .describe('Retries of an iteration after a transient failure, with exponential backoff.'),
+    usageLimit: z
+      .strictObject({
+        action: fields.usageLimitAction.optional(),
+        marginSeconds: fields.usageLimitMarginSeconds.optional(),
+        firstBackoffMinutes: fields.usageLimitFirstBackoffMinutes.optional(),
+        maxBackoffMinutes: fields.usageLimitMaxBackoffMinutes.optional(),
+        askTimeoutSeconds: fields.usageLimitAskTimeoutSeconds.optional(),
+      })
+      .optional()
+      .describe("What to do when the Claude subscription's usage limit is reached."),
+    guard: guardFileSchema,
+    notify: notifyFileSchema,
   })
   .describe('ralph configuration (~/.config/ralph/config.yaml or <repo>/.ralph/config.yaml).');
 /** One layer of settings: a config file, the environment or the CLI flags. */
@@ -123,6 +273,46 @@ export const configSchema = z.strictObject({
       orphanedAfterMinutes: fields.loopOrphanedAfterMinutes.default(60),
     })
     .prefault({}),
+  idleTimeoutMinutes: fields.idleTimeoutMinutes.default(5),
+  resultGraceSeconds: fields.resultGraceSeconds.default(30),
+  circuitBreaker: z
+    .strictObject({
+      noProgressThreshold: fields.breakerNoProgress.default(3),
+      sameErrorThreshold: fields.breakerSameError.default(5),
+      permissionDenialThreshold: fields.breakerPermissionDenials.default(2),
+      cooldownMinutes: fields.breakerCooldownMinutes.default(30),
+    })
+    .prefault({}),
+  rateLimit: z
+    .strictObject({
+      callsPerHour: fields.callsPerHour.default(100),
+      tokensPerHour: fields.tokensPerHour.optional(),
+    })
+    .prefault({}),
+  budget: z
+    .strictObject({
+      maxCostUsd: fields.maxCostUsd.optional(),
+      maxStoryCostUsd: fields.maxStoryCostUsd.optional(),
+    })
+    .prefault({}),
+  retry: z
+    .strictObject({
+      maxRetries: fields.retryMax.default(3),
+      baseDelaySeconds: fields.retryBaseDelaySeconds.default(2),
+      maxDelaySeconds: fields.retryMaxDelaySeconds.default(60),
+    })
+    .prefault({}),
+  usageLimit: z
+    .strictObject({
+      action: fields.usageLimitAction.default('wait'),
+      marginSeconds: fields.usageLimitMarginSeconds.default(60),
+      firstBackoffMinutes: fields.usageLimitFirstBackoffMinutes.default(5),
+      maxBackoffMinutes: fields.usageLimitMaxBackoffMinutes.default(60),
+      askTimeoutSeconds: fields.usageLimitAskTimeoutSeconds.default(30),
+    })
+    .prefault({}),
+  guard: guardSchema,
+  notify: notifySchema,
 });
 export type Config = z.output<typeof configSchema>;
 export type Profile = (typeof PROFILES)[number];
@@ -132,6 +322,8 @@ export type Profile = (typeof PROFILES)[number];
  * keeps this in step with the schema.
  */
 export const CONFIG_REQUIREMENTS: Readonly<Record<string, string>> = {
+  ...GUARD_REQUIREMENTS,
+  ...NOTIFY_REQUIREMENTS,
   maxIterations: 'a whole number ≥ 1',
   timeoutMinutes: 'a number > 0',
   pauseSeconds: 'a number ≥ 0',
@@ -147,6 +339,31 @@ export const CONFIG_REQUIREMENTS: Readonly<Record<string, string>> = {
   loop: 'a mapping (backstopIterations, orphanedAfterMinutes)',
   'loop.backstopIterations': 'a whole number ≥ 1',
   'loop.orphanedAfterMinutes': 'a number > 0',
+  idleTimeoutMinutes: 'a number ≥ 0 (0: no idle timeout)',
+  resultGraceSeconds: 'a number > 0',
+  circuitBreaker:
+    'a mapping (noProgressThreshold, sameErrorThreshold, permissionDenialThreshold, cooldownMinutes)',
+  'circuitBreaker.noProgressThreshold': 'a whole number ≥ 0 (0: off)',
+  'circuitBreaker.sameErrorThreshold': 'a whole number ≥ 0 (0: off)',
+  'circuitBreaker.permissionDenialThreshold': 'a whole number ≥ 0 (0: off)',
+  'circuitBreaker.cooldownMinutes': 'a number ≥ 0',
+  rateLimit: 'a mapping (callsPerHour, tokensPerHour)',
+  'rateLimit.callsPerHour': 'a whole number ≥ 0 (0: no limit)',
+  'rateLimit.tokensPerHour': 'a whole number ≥ 1',
+  budget: 'a mapping (maxCostUsd, maxStoryCostUsd)',
+  'budget.maxCostUsd': 'an amount in US dollars > 0',
+  'budget.maxStoryCostUsd': 'an amount in US dollars > 0',
+  retry: 'a mapping (maxRetries, baseDelaySeconds, maxDelaySeconds)',
+  'retry.maxRetries': 'a whole number ≥ 0',
+  'retry.baseDelaySeconds': 'a number ≥ 0',
+  'retry.maxDelaySeconds': 'a number ≥ 0',
+  usageLimit:
+    'a mapping (action, marginSeconds, firstBackoffMinutes, maxBackoffMinutes, askTimeoutSeconds)',
+  'usageLimit.action': 'one of wait, exit, ask',
+  'usageLimit.marginSeconds': 'a number ≥ 0',
+  'usageLimit.firstBackoffMinutes': 'a number > 0',
+  'usageLimit.maxBackoffMinutes': 'a number > 0',
+  'usageLimit.askTimeoutSeconds': 'a number > 0',
 };
 
 export type LeafKind = 'number' | 'boolean' | 'string' | 'list';

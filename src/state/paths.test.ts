@@ -72,6 +72,7 @@ describe('loopPaths', () => {
       memories: '/work/loops/feature-x/memories.md',
       status: '/work/loops/feature-x/status.json',
       events: '/work/loops/feature-x/events.jsonl',
+      safety: '/work/loops/feature-x/safety.json',
       logsDir: '/work/loops/feature-x/logs',
       auditLog: '/work/loops/feature-x/logs/audit.jsonl',
       runLog: '/work/loops/feature-x/logs/run.log',

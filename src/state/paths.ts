@@ -36,10 +36,14 @@ export interface LoopPaths {
   memories: string;
   status: string;
   events: string;
+  /** The safety policies' state: circuit breaker, rate window, costs, a pending usage-limit wait. */
+  safety: string;
   logsDir: string;
   /** The agent's raw output for one attempt of one iteration (both counted from 1). */
   iterationLog(iteration: number, attempt: number): string;
   auditLog: string;
+  /** The loop's own config.yaml: settings (the guard's) that override the project's for this loop. */
+  config: string;
   runLog: string;
   hooksDir: string;
   hook(point: HookPoint): string;
@@ -66,6 +70,7 @@ export function loopPaths(dir: string): LoopPaths {
     memories: join(root, 'memories.md'),
     status: join(root, 'status.json'),
     events: join(root, 'events.jsonl'),
+    safety: join(root, 'safety.json'),
     logsDir,
     iterationLog(iteration, attempt) {
       // Numbers become part of a file name: refuse anything that is not a plain counter.
@@ -74,6 +79,7 @@ export function loopPaths(dir: string): LoopPaths {
       return join(logsDir, `iteration-${iteration}-attempt-${attempt}.jsonl`);
     },
     auditLog: join(logsDir, 'audit.jsonl'),
+    config: join(root, 'config.yaml'),
     runLog: join(logsDir, 'run.log'),
     hooksDir,
     hook: (point) => join(hooksDir, `${point}.sh`),
@@ -81,6 +87,15 @@ export function loopPaths(dir: string): LoopPaths {
     lock: join(root, '.ralph.lock'),
     gitignore: join(root, '.gitignore'),
   };
+}
+
+/** The iteration and attempt an iteration log's file name stands for; undefined for other files. */
+export function iterationLogNumbers(
+  fileName: string,
+): { iteration: number; attempt: number } | undefined {
+  const match = /^iteration-([1-9]\d*)-attempt-([1-9]\d*)\.jsonl$/.exec(fileName);
+  if (match === null) return undefined;
+  return { iteration: Number(match[1]), attempt: Number(match[2]) };
 }
 
 function assertCounter(name: string, value: number): void {
@@ -97,6 +112,16 @@ export interface ProjectPaths {
 export function projectPaths(repoRoot: string): ProjectPaths {
   const ralphDir = join(resolve(repoRoot), PROJECT_DIR_NAME);
   return { ralphDir, config: join(ralphDir, 'config.yaml') };
+}
+
+/**
+ * The folders whose direct subfolders may be loop directories (`ralph list`, the web dashboard):
+ * ralph's own `.ralph/` and the layout the bash loops used, `.claude/data/ralph-loops/`. A loop
+ * kept anywhere else is listed when its DIR is named.
+ */
+export function loopSearchRoots(repoRoot: string): string[] {
+  const root = resolve(repoRoot);
+  return [join(root, PROJECT_DIR_NAME), join(root, '.claude', 'data', 'ralph-loops')];
 }
 
 /**

@@ -19,6 +19,12 @@ export type LoopState = z.infer<typeof loopStateSchema>;
 
 const timestamp = z.iso.datetime({ offset: true });
 const count = z.int().min(0);
+const tokensSchema = z.looseObject({
+  inputTokens: count,
+  outputTokens: count,
+  cacheReadInputTokens: count,
+  cacheCreationInputTokens: count,
+});
 
 export const statusSchema = z.looseObject({
   schemaVersion: z.literal(STATUS_SCHEMA_VERSION).describe('Format version of this file.'),
@@ -41,6 +47,66 @@ export const statusSchema = z.looseObject({
   lastResult: z.string().optional().describe('How the last iteration ended.'),
   exitReason: z.string().optional().describe('Why the run stopped, once it has.'),
   costUsd: z.number().min(0).optional().describe('Agent cost so far, in US dollars.'),
+  tokens: tokensSchema.optional().describe('Tokens the agent used in this run so far.'),
+  stopReason: z
+    .string()
+    .optional()
+    .describe(
+      'Why the run stopped, for machines: complete, max_iterations, blocked, breaker, budget, usage_limit, fatal, interrupted.',
+    ),
+  hint: z
+    .string()
+    .optional()
+    .describe('What to do about how the run stopped, when a person must act.'),
+  attempt: count.optional().describe('The attempt of the current iteration (retries count up).'),
+  lastIteration: z
+    .looseObject({
+      iteration: count,
+      attempt: count,
+      outcome: z.string(),
+      classification: z.string().optional(),
+      costUsd: z.number().min(0).optional(),
+      tokens: tokensSchema.optional(),
+      durationMs: z.number().min(0),
+    })
+    .optional()
+    .describe('How the last attempt ended, its cost and tokens.'),
+  stories: z
+    .record(z.string(), z.looseObject({ costUsd: z.number().min(0), tokens: tokensSchema }))
+    .optional()
+    .describe('Cost and tokens per story worked on in this run (over all its runs so far).'),
+  breaker: z
+    .looseObject({
+      state: z.enum(['CLOSED', 'OPEN', 'HALF_OPEN']),
+      noProgress: count,
+      sameError: count,
+      permissionDenials: count,
+      thresholds: z.looseObject({ noProgress: count, sameError: count, permissionDenials: count }),
+      reason: z.string().optional(),
+      cooldownUntil: timestamp.optional(),
+    })
+    .optional()
+    .describe('The circuit breaker: its state and counts against their thresholds.'),
+  rateLimit: z
+    .looseObject({
+      callsLastHour: count.optional(),
+      callsPerHour: count.optional(),
+      tokensPerHour: count.optional(),
+    })
+    .optional()
+    .describe('Agent calls in the last hour against the hourly limit.'),
+  waiting: z
+    .looseObject({
+      reason: z.enum(['rate_limit', 'usage_limit', 'retry']),
+      since: timestamp,
+      until: timestamp,
+      remainingSeconds: z.number().min(0),
+      detail: z.string(),
+    })
+    .optional()
+    .describe(
+      'Set while ralph waits (usage-limit reset, rate limit, retry backoff): the countdown.',
+    ),
 });
 export type Status = z.infer<typeof statusSchema>;
 

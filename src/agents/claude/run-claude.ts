@@ -20,10 +20,21 @@ const NESTED_SESSION_VARIABLES = new Set(['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT'
  */
 export const CLAUDE_KILL_GRACE_MS = 4000;
 
+/**
+ * How long an agent may linger after printing its result line. Claude Code normally exits at
+ * once; one that does not (a hook or an MCP server holding it open) is done and gets killed.
+ */
+export const CLAUDE_RESULT_GRACE_MS = 30_000;
+
 export interface RunClaudeOptions {
   killGraceMs?: number;
-  /** Kill an agent that prints nothing for this long (none by default: tools can be silent). */
+  /**
+   * Kill an agent that prints nothing for this long, unless the request sets its own (none by
+   * default: tools can be silent).
+   */
   idleTimeoutMs?: number;
+  /** Kill an agent this long after its result line, unless the request sets its own. */
+  resultGraceMs?: number;
 }
 
 export function childEnv(
@@ -45,20 +56,31 @@ export async function runClaude(
   const collector = createRunCollector();
   let stderrTail = '';
   let spawned: StreamingResult;
+  // The result line starts the grace period; when it ends, the tree is killed like on abort.
+  const lingering = new AbortController();
+  const graceMs = request.resultGraceMs ?? options.resultGraceMs ?? CLAUDE_RESULT_GRACE_MS;
+  let graceTimer: NodeJS.Timeout | undefined;
+  const startGrace = (): void => {
+    if (graceTimer !== undefined || !(graceMs > 0 && graceMs <= 2_147_483_647)) return;
+    graceTimer = setTimeout(() => {
+      lingering.abort();
+    }, graceMs);
+  };
   try {
     spawned = await spawnStreaming(command, args, {
       cwd: request.cwd,
       env: childEnv(request.env),
       timeoutMs: request.timeoutMs,
-      idleTimeoutMs: options.idleTimeoutMs,
+      idleTimeoutMs: request.idleTimeoutMs ?? options.idleTimeoutMs,
       killGraceMs: options.killGraceMs ?? CLAUDE_KILL_GRACE_MS,
-      signal: request.signal,
+      signal: AbortSignal.any([request.signal, lingering.signal]),
       // Whole chunks go to the log: byte-exact (a last line without newline stays so) and far
       // fewer writes than line by line.
       onChunk: (chunk) => log.write(chunk),
       onLine: (line) => {
         const parsed = parseStreamLine(line);
         collector.add(parsed);
+        if (parsed.events.some((event) => event.type === 'result')) startGrace();
         const { onEvent } = request;
         if (onEvent !== undefined) for (const event of parsed.events) onEvent(event);
       },
@@ -67,16 +89,21 @@ export async function runClaude(
       },
     });
   } catch (error) {
+    clearTimeout(graceTimer);
     await log.close().catch(() => undefined); // the first error is the one worth reporting
     throw error;
   }
+  clearTimeout(graceTimer);
   await log.close();
   const run = collector.collected();
+  const killedAfterResult = spawned.canceled && lingering.signal.aborted && !request.signal.aborted;
   return {
     exitCode: spawned.exitCode,
     exitSignal: spawned.exitSignal,
     timedOut: spawned.timedOut,
-    canceled: spawned.canceled,
+    idleTimedOut: spawned.idleTimedOut,
+    killedAfterResult,
+    canceled: spawned.canceled && !killedAfterResult,
     spawnError: spawned.spawnError,
     sessionId: run.sessionId,
     model: run.model,

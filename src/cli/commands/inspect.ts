@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { summariseLog } from '../../agents/claude/inspect-log.js';
 import { detectCompletion } from '../../core/completion.js';
 import { RalphError } from '../../util/errors.js';
+import { classifyLog } from './inspect-classify.js';
 import { writeLine, type CliContext } from '../context.js';
 import { reportError } from '../exit.js';
 import { writeJson } from '../output.js';
@@ -14,7 +15,9 @@ export function inspectCommand(context: CliContext, setExitCode: SetExitCode) {
     .description(
       "Summarise one iteration's log (logs/iteration-N-attempt-M.jsonl): session id, model,\n" +
         'turns, cost, tokens, error state, tool calls, the final message and the completion\n' +
-        'signal ralph found in it — "why did iteration 7 end like that?"',
+        'signal ralph found in it, and how the safety policies classify the run (usage limit with\n' +
+        'its reset time, transient, fatal, timeout, or none) and why — "why did iteration 7 end\n' +
+        'like that?"',
     )
     .argument('<log>', 'an iteration log file (Claude Code stream-json)')
     .option('--json', 'print the summary as JSON')
@@ -49,6 +52,7 @@ export function inspectCommand(context: CliContext, setExitCode: SetExitCode) {
           rateLimits: summary.rateLimits,
           finalText: summary.finalText ?? null,
           completionSignal: detectCompletion(summary.finalText) ?? null,
+          classification: await classifyLog(file, summary),
         };
         if (json) {
           writeJson(context, report);
@@ -95,6 +99,15 @@ export function inspectCommand(context: CliContext, setExitCode: SetExitCode) {
         if (rejected.length > 0)
           row('Usage limit:', `rejected (${rejected.at(-1)?.rateLimitType ?? '?'})`);
         row('Signal:', report.completionSignal ?? 'none in the final message');
+        const verdict = report.classification;
+        row(
+          'Classified:',
+          `${verdict.kind.replace('_', ' ')}${verdict.resetAt === null ? '' : ` (resets ${verdict.resetAt})`} — ${verdict.why}`,
+        );
+        if (verdict.hint !== null) row('', `hint: ${verdict.hint}`);
+        if (verdict.basis === 'log only') {
+          row('', '(from the log alone: no events.jsonl entry gave the exit code)');
+        }
         writeLine(out, 'Final message:');
         writeLine(out, (report.finalText ?? '(none)').replace(/^/gm, '  '));
       } catch (error) {

@@ -3,15 +3,18 @@ import type { LoopDependencies, LoopResult, runLoop as RunLoop } from '../../cor
 import type { Reporter } from '../../core/events.js';
 import { eventsFileReporter } from '../../monitor/reporters/events-file.js';
 import { jsonLinesReporter } from '../../monitor/reporters/json-lines.js';
+import { notifyReporter } from '../../monitor/reporters/notify.js';
 import { progressHistoryReporter } from '../../monitor/reporters/progress-history.js';
 import { statusFileReporter } from '../../monitor/reporters/status-file.js';
 import { textReporter } from '../../monitor/reporters/text.js';
 import type { Clock } from '../../safety/clock.js';
 import { archiveLoop } from '../../state/archive.js';
 import { acquireLock } from '../../state/lock.js';
+import type { NotifySettings } from '../../state/notify-config-schema.js';
 import { loopPaths } from '../../state/paths.js';
 import { writeLine, type CliContext } from '../context.js';
 import { printWarnings, resumePoint, type PreparedRun } from './run-prepare.js';
+import { startRunGuard } from './run-guard.js';
 
 export interface StartOptions {
   json: boolean;
@@ -21,6 +24,8 @@ export interface StartOptions {
   clock: Clock;
   /** `--on-usage-limit ask`: the question on a terminal (none: ralph exits instead). */
   askUsageLimit?: LoopDependencies['askUsageLimit'];
+  /** config `notify`: desktop, bell, webhook on complete, error, breaker, usage limit, budget. */
+  notify?: NotifySettings;
 }
 
 /**
@@ -43,12 +48,24 @@ export async function startRun(
   // Read the resume point again now that no other run can change it underneath us.
   const warnings = [...lock.warnings];
   const resume = await resumePoint(loopDir, warnings);
-  const loopOptions = { ...prepared.options, resume };
   printWarnings(context, [...new Set([...prepared.warnings, ...warnings])]);
   const controller = new AbortController();
   const stop = (): void => {
     controller.abort();
   };
+  // The guard (run-guard.ts): if its service fails, the agents are killed and the run stops.
+  const guard = await startRunGuard(context, loopDir, (error) => {
+    writeLine(
+      context.stderr,
+      `ralph: the guard service failed (${error.message}); stopped the agent`,
+    );
+    stop();
+  }).catch(async (error: unknown) => {
+    await lock.release();
+    throw error;
+  });
+  const unguarded = { ...prepared.options, resume };
+  const loopOptions = guard === undefined ? unguarded : guard.apply(unguarded);
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   // Closing the terminal must pause the run too, or the detached agent outlives ralph.
@@ -66,6 +83,21 @@ export async function startRun(
         })
       : textReporter(out, { verbose: options.verbose }),
   ];
+  if (options.notify !== undefined) {
+    // The bell only where a person may hear it: a terminal, not run.log.
+    const isTty = (context.stderr as { isTTY?: boolean }).isTTY === true;
+    reporters.push(
+      notifyReporter({
+        feature: prepared.options.feature,
+        loopDir,
+        ...options.notify,
+        terminal: isTty ? context.stderr : undefined,
+        warn: (message) => {
+          writeLine(context.stderr, `ralph: warning: ${message}`);
+        },
+      }),
+    );
+  }
   try {
     const result = await options.runLoop(loopOptions, {
       agent,
@@ -88,6 +120,7 @@ export async function startRun(
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     process.off('SIGHUP', stop);
+    await guard?.close();
     await lock.release();
   }
 }

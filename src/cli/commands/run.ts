@@ -8,10 +8,12 @@ import type { CliContext } from '../context.js';
 import { reportError } from '../exit.js';
 import type { SetExitCode } from '../program.js';
 import { loadCommandSettings } from '../settings.js';
+import { childRunArgs, detachRun } from './run-background.js';
 import { printDryRun } from './run-dry.js';
 import { prepareRun, runFlagsToConfig, type RunFlags } from './run-prepare.js';
 import { usageLimitPrompt } from './run-ask.js';
 import { startRun } from './run-start.js';
+import { runInTmux } from './run-tmux.js';
 
 export function runCommand(context: CliContext, setExitCode: SetExitCode) {
   return new Command('run')
@@ -52,7 +54,11 @@ export function runCommand(context: CliContext, setExitCode: SetExitCode) {
       'minutes the agent may print nothing before it is killed (default 5; 0: off)',
       parseNonNegative,
     )
-    .option('--max-cost <usd>', 'end the run (exit 1) once it has cost this many US dollars', parsePositive)
+    .option(
+      '--max-cost <usd>',
+      'end the run (exit 1) once it has cost this many US dollars',
+      parsePositive,
+    )
     .addOption(
       new Option(
         '--on-usage-limit <action>',
@@ -75,7 +81,12 @@ export function runCommand(context: CliContext, setExitCode: SetExitCode) {
     .option('--no-archive', 'do not copy the finished feature into DIR/archive/ on completion')
     .option('-v, --verbose', "show the agent's tool calls and messages as they happen")
     .option('--json', 'print one LoopEvent per line on stdout instead of text')
-    .action(async (dir, options) => {
+    .option(
+      '--detach',
+      'run in the background (output in DIR/logs/run.log) and return; follow with ralph attach',
+    )
+    .option('--monitor', 'run in a tmux session beside `ralph monitor` (plain run without tmux)')
+    .action(async (dir, options, command) => {
       const json = options.json === true;
       try {
         const flags: RunFlags = {
@@ -127,6 +138,18 @@ export function runCommand(context: CliContext, setExitCode: SetExitCode) {
           await printDryRun(context, prepared, agent, json);
           return;
         }
+        if (options.detach === true || options.monitor === true) {
+          const args = childRunArgs(command, prepared.options.loopDir);
+          const { loopDir } = prepared.options;
+          if (options.monitor === true) {
+            if (await runInTmux(context, loopDir, args, { attach: options.detach !== true }))
+              return;
+          }
+          if (options.detach === true) {
+            setExitCode(await detachRun(context, loopDir, args, json));
+            return;
+          }
+        }
         const result = await startRun(context, prepared, agent, {
           json,
           verbose: options.verbose === true,
@@ -134,6 +157,7 @@ export function runCommand(context: CliContext, setExitCode: SetExitCode) {
           runLoop,
           clock: systemClock,
           askUsageLimit: usageLimitPrompt(),
+          notify: settings.config.notify,
         });
         setExitCode(result.exitCode);
       } catch (error) {

@@ -13,6 +13,7 @@ import {
   installStopHookSettings,
   stopHookCommandsIn,
 } from '../../session-loop/settings-installer.js';
+import { installGuardSettings } from '../../guard/setup-settings.js';
 import { RalphError } from '../../util/errors.js';
 import { writeLine, type CliContext } from '../context.js';
 import { reportError } from '../exit.js';
@@ -30,6 +31,10 @@ export function setupCommand(context: CliContext, setExitCode: SetExitCode) {
     )
     .option('--stop-hook', 'add the Stop hook to .claude/settings.local.json')
     .option('--plugin', 'write the Claude Code plugin (default folder .claude/ralph-plugin)')
+    .option(
+      '--guard',
+      "add ralph's guard (the PreToolUse hook `ralph guard`) and the plan's allow/deny lists to .claude/settings.local.json",
+    )
     .option('--dir <dir>', 'where --plugin writes the plugin')
     .option(
       '--hook-command <command>',
@@ -37,6 +42,11 @@ export function setupCommand(context: CliContext, setExitCode: SetExitCode) {
     )
     .action(async (options) => {
       try {
+        if (options.guard === true) {
+          const hook = await hookCommand(options.hookCommand, context);
+          await setupGuard(await projectDirOf(context.cwd), hook, context);
+          if (options.stopHook !== true && options.plugin !== true) return;
+        }
         if (options.stopHook === options.plugin) {
           throw new RalphError('USAGE', 'choose one of --stop-hook or --plugin', {
             hint: 'Both would register the hook twice and count every iteration twice.',
@@ -52,6 +62,27 @@ export function setupCommand(context: CliContext, setExitCode: SetExitCode) {
         setExitCode(reportError(error, context, false));
       }
     });
+}
+
+async function setupGuard(projectDir: string, hook: HookCommand, context: CliContext) {
+  const { settingsLocal } = sessionLoopPaths(projectDir);
+  const command = `${hook.prefix} guard`;
+  const { action } = await installGuardSettings(settingsLocal, command);
+  const shown = relative(context.cwd, settingsLocal) || settingsLocal;
+  const verb = {
+    added: 'Added the guard to',
+    updated: 'Updated the guard in',
+    unchanged: 'The guard is already in',
+  }[action];
+  writeLine(context.stdout, `${verb} ${shown}:`);
+  writeLine(
+    context.stdout,
+    `  ${command}  (PreToolUse: Bash, Read, Edit, Write, MultiEdit, NotebookEdit, Glob, Grep)`,
+  );
+  writeLine(
+    context.stdout,
+    'Decisions are logged to .ralph/logs/audit.jsonl; the policy is the `guard` section of .ralph/config.yaml.',
+  );
 }
 
 async function hookCommand(custom: string | undefined, context: CliContext): Promise<HookCommand> {

@@ -12,13 +12,15 @@ import { reportError } from '../exit.js';
 import { writeJson } from '../output.js';
 import type { SetExitCode } from '../program.js';
 import { loadCommandConfig } from '../settings.js';
+import { printSafety, safetyReport } from './status-safety.js';
 
 export function statusCommand(context: CliContext, setExitCode: SetExitCode) {
   return new Command('status')
     .description(
       'Show where a loop stands: stories total and passing, the next story (priority, then id,\n' +
         'then file order; stories waiting on dependsOn are skipped), blocked stories, and the\n' +
-        "last run's state from status.json.",
+        "last run's state from status.json, its cost and tokens (per run and per story), the\n" +
+        'circuit breaker, and any wait (usage limit, rate limit) with its countdown.',
     )
     .argument('[dir]', 'loop directory (default: .ralph/<git branch>/)')
     .option('--json', 'print the status as JSON')
@@ -45,6 +47,12 @@ export function statusCommand(context: CliContext, setExitCode: SetExitCode) {
         const summary = summarise(document.taskList);
         const status = await readStatus(resolved.dir);
         const lock = await readLock(resolved.dir);
+        const now = new Date();
+        // A broken safety.json must not hide the rest of the status; the next run reports it too.
+        const safety = await safetyReport(resolved.dir, config, now).catch((error: unknown) => {
+          if (error instanceof RalphError) return { error: error.message };
+          throw error;
+        });
         const report = {
           loopDir: resolved.dir,
           branch: resolved.branch,
@@ -63,6 +71,7 @@ export function statusCommand(context: CliContext, setExitCode: SetExitCode) {
           })),
           lastRun: status ?? null,
           runningPid: lock?.alive === true ? (lock.holder?.pid ?? null) : null,
+          safety,
         };
         if (json) {
           writeJson(context, report);
@@ -93,7 +102,10 @@ export function statusCommand(context: CliContext, setExitCode: SetExitCode) {
           );
           if (status.exitReason !== undefined)
             writeLine(out, `Stopped:        ${status.exitReason}`);
+          if (status.hint !== undefined) writeLine(out, `Hint:           ${status.hint}`);
         }
+        if ('error' in safety) writeLine(out, `Safety:         ${safety.error}`);
+        else printSafety(out, status, safety, now);
       } catch (error) {
         setExitCode(reportError(error, context, json));
       }

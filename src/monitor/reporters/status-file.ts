@@ -4,7 +4,8 @@ import { STATUS_SCHEMA_VERSION, writeStatus, type Status } from '../../state/sta
 /**
  * Keeps status.json current. It is rewritten whole (atomically) on every event that changes
  * what a reader would show — not on each line of agent output, which would cost a file write
- * per tool call for no new information.
+ * per tool call for no new information. While ralph waits (usage limit, rate limit, retry),
+ * `waiting` holds the countdown, refreshed about once a minute.
  */
 export function statusFileReporter(loopDir: string, pid: number): Reporter {
   let status: Status | undefined;
@@ -33,47 +34,119 @@ export function statusFileReporter(loopDir: string, pid: number): Reporter {
           storiesTotal: event.storiesTotal,
           storiesPassing: event.storiesPassing,
           costUsd: event.costUsd,
+          ...(event.tokens === undefined ? {} : { tokens: { ...event.tokens } }),
+          ...(event.breaker === undefined ? {} : { breaker: { ...event.breaker } }),
+          ...(event.rateLimit === undefined
+            ? {}
+            : {
+                rateLimit: {
+                  ...(event.rateLimit.callsPerHour === undefined
+                    ? {}
+                    : { callsPerHour: event.rateLimit.callsPerHour }),
+                  ...(event.rateLimit.tokensPerHour === undefined
+                    ? {}
+                    : { tokensPerHour: event.rateLimit.tokensPerHour }),
+                },
+              }),
         });
         return;
       }
       if (status === undefined) return;
-      switch (event.type) {
-        case 'iteration_started':
-          await write({
-            ...status,
-            updatedAt: event.at,
-            iteration: event.iteration,
-            currentStory: {
-              ...event.story,
-              ...(event.model === undefined ? {} : { model: event.model }),
-            },
-          });
-          return;
-        case 'iteration_finished':
-          await write({
-            ...status,
-            updatedAt: event.at,
-            storiesPassing: event.storiesPassing,
-            storiesTotal: event.storiesTotal,
-            lastResult: `${event.outcome}: ${event.detail}`,
-            costUsd: (status.costUsd ?? 0) + (event.costUsd ?? 0),
-            ...(event.sessionId === undefined ? {} : { sessionId: event.sessionId }),
-          });
-          return;
-        case 'run_finished':
-          await write({
-            ...status,
-            state: event.state,
-            updatedAt: event.at,
-            storiesPassing: event.storiesPassing,
-            storiesTotal: event.storiesTotal,
-            exitReason: event.reason,
-            costUsd: event.costUsd,
-          });
-          return;
-        default:
-          return;
-      }
+      const next = update(status, event);
+      if (next !== undefined) await write(next);
     },
   };
+}
+
+/** The status after `event`, or undefined when the event changes nothing a reader shows. */
+function update(status: Status, event: LoopEvent): Status | undefined {
+  const base = { ...status, updatedAt: event.at };
+  switch (event.type) {
+    case 'iteration_started':
+      return {
+        ...notWaiting(base),
+        iteration: event.iteration,
+        attempt: event.attempt,
+        currentStory: {
+          ...event.story,
+          ...(event.model === undefined ? {} : { model: event.model }),
+        },
+      };
+    case 'iteration_finished':
+      return {
+        ...base,
+        storiesPassing: event.storiesPassing,
+        storiesTotal: event.storiesTotal,
+        lastResult: `${event.outcome}: ${event.detail}`,
+        costUsd: event.runSpend?.costUsd ?? (status.costUsd ?? 0) + (event.costUsd ?? 0),
+        ...(event.runSpend === undefined ? {} : { tokens: { ...event.runSpend.tokens } }),
+        ...(event.sessionId === undefined ? {} : { sessionId: event.sessionId }),
+        lastIteration: {
+          iteration: event.iteration,
+          attempt: event.attempt,
+          outcome: event.outcome,
+          ...(event.classification === undefined ? {} : { classification: event.classification }),
+          ...(event.costUsd === undefined ? {} : { costUsd: event.costUsd }),
+          ...(event.usage === undefined ? {} : { tokens: { ...event.usage } }),
+          durationMs: event.durationMs,
+        },
+        ...(event.storySpend === undefined
+          ? {}
+          : {
+              stories: {
+                ...status.stories,
+                [event.story.id]: {
+                  costUsd: event.storySpend.costUsd,
+                  tokens: { ...event.storySpend.tokens },
+                },
+              },
+            }),
+        ...(event.breaker === undefined ? {} : { breaker: { ...event.breaker } }),
+        ...(event.callsLastHour === undefined
+          ? {}
+          : { rateLimit: { ...status.rateLimit, callsLastHour: event.callsLastHour } }),
+      };
+    case 'breaker_changed':
+      return { ...base, breaker: { ...event.breaker } };
+    case 'wait_started':
+      return {
+        ...base,
+        waiting: {
+          reason: event.reason,
+          since: event.at,
+          until: event.until,
+          remainingSeconds: Math.ceil(event.durationMs / 1000),
+          detail: event.detail,
+        },
+      };
+    case 'wait_progress':
+      return status.waiting === undefined
+        ? undefined
+        : {
+            ...base,
+            waiting: { ...status.waiting, remainingSeconds: Math.ceil(event.remainingMs / 1000) },
+          };
+    case 'wait_finished':
+      return notWaiting(base);
+    case 'run_finished':
+      return {
+        ...notWaiting(base),
+        state: event.state,
+        storiesPassing: event.storiesPassing,
+        storiesTotal: event.storiesTotal,
+        exitReason: event.reason,
+        costUsd: event.costUsd,
+        ...(event.tokens === undefined ? {} : { tokens: { ...event.tokens } }),
+        ...(event.stopReason === undefined ? {} : { stopReason: event.stopReason }),
+        ...(event.hint === undefined ? {} : { hint: event.hint }),
+      };
+    default:
+      return undefined;
+  }
+}
+
+function notWaiting(status: Status): Status {
+  const copy = { ...status };
+  delete copy.waiting;
+  return copy;
 }

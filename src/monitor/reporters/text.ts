@@ -1,4 +1,4 @@
-import type { LoopEvent, Reporter } from '../../core/events.js';
+import type { LoopEvent, Reporter, Spend } from '../../core/events.js';
 
 /** Readable progress on a terminal: one line per step, agent activity only with --verbose. */
 export function textReporter(
@@ -18,11 +18,15 @@ function render(event: LoopEvent, verbose: boolean): string | undefined {
     case 'run_started':
       return `ralph: ${event.feature}: ${event.storiesPassing}/${event.storiesTotal} stories passing, up to ${
         event.maxIterations
-      } iterations${event.resumedAfterIteration > 0 ? ` (resuming after iteration ${event.resumedAfterIteration})` : ''}`;
-    case 'iteration_started':
-      return `\n▶ iteration ${event.iteration}: ${event.story.id} ${event.story.title}${
-        event.model === undefined ? '' : ` [${event.model}]`
+      } iterations${event.resumedAfterIteration > 0 ? ` (resuming after iteration ${event.resumedAfterIteration})` : ''}${
+        event.breaker !== undefined && event.breaker.state !== 'CLOSED'
+          ? `; circuit breaker ${event.breaker.state}`
+          : ''
       }`;
+    case 'iteration_started':
+      return `\n▶ iteration ${event.iteration}${event.attempt > 1 ? ` (attempt ${event.attempt})` : ''}: ${
+        event.story.id
+      } ${event.story.title}${event.model === undefined ? '' : ` [${event.model}]`}`;
     case 'agent_tool_use':
       return verbose ? `  · ${event.name} ${event.summary}` : undefined;
     case 'agent_text':
@@ -32,7 +36,23 @@ function render(event: LoopEvent, verbose: boolean): string | undefined {
         event.detail
       } (${(event.durationMs / 1000).toFixed(1)} s${
         event.costUsd === undefined ? '' : `, $${event.costUsd.toFixed(4)}`
-      }) — ${event.storiesPassing}/${event.storiesTotal} passing`;
+      }${
+        event.runSpend === undefined ? '' : `; run $${event.runSpend.costUsd.toFixed(4)}`
+      }) — ${event.storiesPassing}/${event.storiesTotal} passing${classified(event)}`;
+    case 'breaker_changed':
+      return `  ⚡ circuit breaker ${event.from} → ${event.to}: ${event.reason}`;
+    case 'wait_started':
+      return `  ⏸ waiting ${duration(event.durationMs)} (until ${event.until}): ${event.detail}`;
+    case 'wait_progress':
+      return verbose ? `  ⏸ ${duration(event.remainingMs)} left (until ${event.until})` : undefined;
+    case 'wait_finished':
+      return event.interrupted ? `  ⏹ wait interrupted` : undefined;
+    case 'usage_limit':
+      return `  ⚠ usage limit: ${event.message}${
+        event.resetAt === undefined ? ' (reset time unknown)' : ` (resets ${event.resetAt})`
+      } → ${event.action}${event.answered === false ? ' (no answer)' : ''}`;
+    case 'budget_exceeded':
+      return `  ⚠ budget: ${event.message}`;
     case 'task_list_restored':
       return `  ⚠ the agent changed the task list beyond passes/notes; restored: ${event.problems.join('; ')}`;
     case 'complete_not_believed':
@@ -42,8 +62,36 @@ function render(event: LoopEvent, verbose: boolean): string | undefined {
     case 'run_finished':
       return `\nralph: ${event.state} — ${event.reason}. ${event.iterations} iterations, ${event.storiesPassing}/${
         event.storiesTotal
-      } stories passing, $${event.costUsd.toFixed(4)}`;
+      } stories passing, $${event.costUsd.toFixed(4)}${
+        event.tokens === undefined ? '' : `, ${totalTokens(event.tokens)} tokens`
+      }${event.hint === undefined ? '' : `\n  hint: ${event.hint}`}`;
   }
+}
+
+function classified(event: Extract<LoopEvent, { type: 'iteration_finished' }>): string {
+  if (event.classification === undefined || event.classification === 'none') return '';
+  const what = event.classification.replace('_', ' ');
+  return `\n    ${what}${event.willRetry === true ? ' → trying again' : ''}: ${event.classificationWhy ?? ''}`;
+}
+
+function totalTokens(tokens: Spend['tokens']): number {
+  return (
+    tokens.inputTokens +
+    tokens.outputTokens +
+    tokens.cacheReadInputTokens +
+    tokens.cacheCreationInputTokens
+  );
+}
+
+/** "4h 05m", "12m 30s", "8s". */
+export function duration(ms: number): string {
+  const total = Math.max(0, Math.round(ms / 1000));
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = total % 60;
+  if (hours > 0) return `${hours}h ${String(minutes).padStart(2, '0')}m`;
+  if (minutes > 0) return `${minutes}m ${String(seconds).padStart(2, '0')}s`;
+  return `${seconds}s`;
 }
 
 function oneLine(text: string): string {

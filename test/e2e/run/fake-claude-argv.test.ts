@@ -4,7 +4,14 @@ import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FAKE_BIN_DIR } from '../harness.js';
 import { finishedRun } from './agent-stream.js';
-import { createFakeLoop, expectFilesAgree, passing, prdText, story } from './fake-loop.js';
+import {
+  createFakeLoop,
+  expectFilesAgree,
+  passing,
+  prdText,
+  story,
+  withoutGuardSettings,
+} from './fake-loop.js';
 
 /**
  * What ralph starts, and when it starts nothing: the argv and environment each story's agent
@@ -55,7 +62,7 @@ describe('ralph run with a fake claude: argv, dry run, preflight', () => {
     const calls = await Promise.all([1, 2, 3, 4].map((n) => loop.argv(n)));
     const options = calls.map(({ argv }) => {
       expect(argv[0]).toBe('-p');
-      return argv.slice(2);
+      return withoutGuardSettings(argv.slice(2));
     });
     const common = ['--output-format', 'stream-json', '--verbose'];
     expect(options[0]).toEqual([...common, '--model', 'opus', '--dangerously-skip-permissions']);

@@ -3,7 +3,15 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { finishedRun } from './agent-stream.js';
-import { createFakeLoop, expectFilesAgree, ofType, passing, prdText, story } from './fake-loop.js';
+import {
+  createFakeLoop,
+  expectFilesAgree,
+  ofType,
+  passing,
+  prdText,
+  story,
+  withoutGuardSettings,
+} from './fake-loop.js';
 
 /**
  * `ralph run` (the built binary) against the fake `claude` on PATH: the loop's main paths, with
@@ -123,7 +131,7 @@ describe('ralph run with a fake claude: the main paths', () => {
       expect(cwd).toBe(loop.repo);
       expect(argv.slice(0, 1)).toEqual(['-p']);
       expect(argv[1]).toContain(`Work on **STORY-00${n}: Story number ${n}**`);
-      expect(argv.slice(2)).toEqual([
+      expect(withoutGuardSettings(argv.slice(2))).toEqual([
         '--output-format',
         'stream-json',
         '--verbose',

@@ -284,3 +284,25 @@ export async function isRunning(pid: number): Promise<boolean> {
     stat !== undefined && stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
   );
 }
+
+/**
+ * `ralph run` guards every agent with an HTTP PreToolUse hook passed as `--settings <json>`.
+ * Checks that it is there and points at ralph's loopback service, and returns the argv without
+ * it, so tests of the other flags stay readable.
+ */
+export function withoutGuardSettings(argv: readonly string[]): string[] {
+  const index = argv.indexOf('--settings');
+  if (index < 0) throw new Error(`no --settings (the guard hook) in ${JSON.stringify(argv)}`);
+  const settings = JSON.parse(argv[index + 1] ?? '') as {
+    hooks: { PreToolUse: { hooks: { type: string; url?: string }[] }[] };
+  };
+  const hooks = settings.hooks.PreToolUse.flatMap((group) => group.hooks);
+  if (
+    !hooks.some(
+      (hook) => hook.type === 'http' && /^http:\/\/127\.0\.0\.1:\d+\//.test(hook.url ?? ''),
+    )
+  ) {
+    throw new Error(`the guard's HTTP hook is missing from ${JSON.stringify(settings)}`);
+  }
+  return [...argv.slice(0, index), ...argv.slice(index + 2)];
+}

@@ -1,0 +1,95 @@
+import { stat } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import type { LogSummary } from '../../agents/claude/inspect-log.js';
+import { classifyRun, type RunClassification } from '../../safety/classify.js';
+import type { RunEvidence } from '../../safety/evidence.js';
+import { localTimeZone } from '../../safety/reset-time.js';
+import { readEvents } from '../../state/events-log.js';
+
+/**
+ * `ralph inspect`'s verdict on a log: how the safety policies classify the run (usage limit with
+ * its reset time, transient, fatal, timeout, or none) and why. A log alone lacks the exit code
+ * and whether ralph killed the agent; when the log sits in a loop directory, its
+ * iteration_finished event in events.jsonl supplies them (and the time relative reset times
+ * count from).
+ */
+export interface InspectVerdict {
+  kind: RunClassification['kind'];
+  why: string;
+  resetAt: string | null;
+  hint: string | null;
+  /** What the verdict rests on. */
+  basis: 'log and events.jsonl' | 'log only';
+}
+
+interface FinishedEvent {
+  type: 'iteration_finished';
+  iteration: number;
+  attempt: number;
+  at: string;
+  outcome: string;
+  detail: string;
+  exitCode?: number;
+}
+
+export async function classifyLog(file: string, summary: LogSummary): Promise<InspectVerdict> {
+  const event = await finishedEventFor(file);
+  const result = summary.result;
+  const evidence: RunEvidence = {
+    exitCode:
+      event !== undefined
+        ? event.exitCode
+        : result === undefined
+          ? undefined
+          : result.isError
+            ? 1
+            : 0,
+    timedOut: event?.outcome === 'timeout',
+    idleTimedOut: event?.outcome === 'timeout' && event.detail.startsWith('no output'),
+    canceled: event?.outcome === 'canceled',
+    spawnError: undefined,
+    result,
+    finalText: summary.finalText,
+    rateLimits: summary.rateLimits,
+    stderrTail: '',
+    lineCount: summary.lineCount,
+  };
+  const now =
+    event !== undefined
+      ? new Date(event.at)
+      : ((await stat(file).catch(() => undefined))?.mtime ?? new Date());
+  const verdict = classifyRun(evidence, { now, timeZone: localTimeZone() });
+  return {
+    kind: verdict.kind,
+    why: verdict.why,
+    resetAt: verdict.kind === 'usage_limit' ? (verdict.limit.resetAt?.toISOString() ?? null) : null,
+    hint: verdict.kind === 'fatal' ? verdict.hint : null,
+    basis: event === undefined ? 'log only' : 'log and events.jsonl',
+  };
+}
+
+/** The iteration_finished event of this log's iteration and attempt, if the loop recorded one. */
+async function finishedEventFor(file: string): Promise<FinishedEvent | undefined> {
+  const match = /^iteration-(\d+)-attempt-(\d+)\.jsonl$/.exec(basename(file));
+  if (match === null) return undefined;
+  const [iteration, attempt] = [Number(match[1]), Number(match[2])];
+  const events = await readEvents(dirname(dirname(file))).catch(() => []);
+  for (const event of events.reverse()) {
+    if (isFinished(event) && event.iteration === iteration && event.attempt === attempt)
+      return event;
+  }
+  return undefined;
+}
+
+function isFinished(event: unknown): event is FinishedEvent {
+  if (typeof event !== 'object' || event === null) return false;
+  const record = event as Record<string, unknown>;
+  return (
+    record.type === 'iteration_finished' &&
+    typeof record.iteration === 'number' &&
+    typeof record.attempt === 'number' &&
+    typeof record.at === 'string' &&
+    typeof record.outcome === 'string' &&
+    typeof record.detail === 'string'
+  );
+}

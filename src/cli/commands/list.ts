@@ -1,0 +1,88 @@
+import { Command } from '@commander-js/extra-typings';
+import { resolve } from 'node:path';
+import { listLoops, type ListedState, type LoopListing } from '../../monitor/loops.js';
+import { money } from '../../monitor/view/describe.js';
+import { findGitRepo } from '../../state/git.js';
+import { writeLine, type CliContext } from '../context.js';
+import { reportError } from '../exit.js';
+import { useColor, writeJson } from '../output.js';
+import type { SetExitCode } from '../program.js';
+import { shownPath } from './watch-target.js';
+
+const STATE_COLORS: Record<ListedState, number | undefined> = {
+  RUNNING: 32,
+  COMPLETE: 32,
+  PAUSED: 33,
+  REACHED_LIMIT: 33,
+  ERROR: 31,
+  ORPHANED: 31,
+  NEW: undefined,
+};
+
+export function listCommand(context: CliContext, setExitCode: SetExitCode) {
+  return new Command('list')
+    .description(
+      'List the loop directories of this repository and the state of each: RUNNING (its process\n' +
+        'is alive), PAUSED, COMPLETE, REACHED_LIMIT, ERROR, ORPHANED (status.json says RUNNING but\n' +
+        'its process is gone: `ralph run DIR` resumes it), or NEW (never run). Loop directories\n' +
+        'are the folders under .ralph/ and .claude/data/ralph-loops/ that hold a task list or\n' +
+        'run state, plus any DIR named here.',
+    )
+    .argument('[dirs...]', 'more loop directories to include')
+    .option('--json', 'print {loops: [...]} as JSON')
+    .action(async (dirs, options) => {
+      const json = options.json === true;
+      try {
+        const repo = await findGitRepo(context.cwd).catch(() => undefined);
+        const loops = await listLoops({
+          repoRoot: repo?.root,
+          dirs: dirs.map((dir) => resolve(context.cwd, dir)),
+        });
+        if (json) {
+          writeJson(context, { loops });
+          return;
+        }
+        printLoops(loops, context);
+      } catch (error) {
+        setExitCode(reportError(error, context, json));
+      }
+    });
+}
+
+function printLoops(loops: readonly LoopListing[], context: CliContext): void {
+  if (loops.length === 0) {
+    writeLine(
+      context.stdout,
+      'No loop directories in this repository. Create one with `ralph init`.',
+    );
+    return;
+  }
+  const color = useColor(context);
+  const rows = loops.map((loop) => [
+    loop.state,
+    shownPath(context.cwd, loop.dir),
+    loop.iteration === undefined ? '-' : `${loop.iteration}/${loop.maxIterations ?? '?'}`,
+    loop.storiesTotal === undefined ? '-' : `${loop.storiesPassing ?? 0}/${loop.storiesTotal}`,
+    loop.costUsd === undefined ? '-' : money(loop.costUsd),
+    loop.pid === undefined ? '-' : String(loop.pid),
+    loop.updatedAt ?? '-',
+    loop.problem ?? (loop.state === 'ORPHANED' ? 'process gone: `ralph run` resumes' : ''),
+  ]);
+  const header = ['STATE', 'LOOP', 'ITER', 'STORIES', 'COST', 'PID', 'UPDATED', ''];
+  const widths = header.map((title, i) =>
+    Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)),
+  );
+  for (const [index, row] of [header, ...rows].entries()) {
+    const text = row
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+    const code = index === 0 ? undefined : STATE_COLORS[(row[0] ?? 'NEW') as ListedState];
+    writeLine(
+      context.stdout,
+      color && code !== undefined
+        ? `\u001b[${code}m${text.slice(0, widths[0])}\u001b[0m${text.slice(widths[0])}`
+        : text,
+    );
+  }
+}

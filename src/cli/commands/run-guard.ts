@@ -1,0 +1,99 @@
+import { homedir } from 'node:os';
+import { canBindToParentLife } from '../../agents/parent-death.js';
+import { killRunningProcessGroups } from '../../agents/spawn.js';
+import type { LoopOptions } from '../../core/engine.js';
+import {
+  GUARD_TOKEN_VARIABLE,
+  httpGuardHook,
+  livenessHook,
+  withGuardHooks,
+} from '../../guard/hook-settings.js';
+import { resolvePolicy, type GuardSettings } from '../../guard/policy.js';
+import { startGuardService, type GuardDecision, type GuardService } from '../../guard/service.js';
+import { readConfigFile } from '../../state/config.js';
+import { findGitRepo } from '../../state/git.js';
+import { loopPaths } from '../../state/paths.js';
+import { homeDirOf, type CliContext } from '../context.js';
+import { loadCommandSettings } from '../settings.js';
+
+/**
+ * The guard of `ralph run`: the policy served in-process on 127.0.0.1 and installed in every
+ * iteration through `--settings` as an HTTP PreToolUse hook.
+ *
+ * Fail-closed by construction, because Claude Code runs the tool when an HTTP hook cannot be
+ * reached (measured): the service lives in ralph's process, and the agent cannot outlive it —
+ *  - ralph dies (SIGKILL, OOM, crash): the kernel kills the agent (`setpriv --pdeathsig KILL`,
+ *    agents/parent-death.ts) before it can make another request;
+ *  - the service fails while ralph lives (the server closes or errors): every agent process
+ *    group gets SIGKILL at once, then the run stops (state PAUSED, resumable);
+ *  - no setpriv (not Linux): a second, command hook refuses every tool call once ralph's pid is
+ *    gone;
+ *  - the service itself answers every request with 200 and a decision, deny when in doubt.
+ */
+
+export interface RunGuard {
+  /** The loop options with the hook in `settings` and the token in the agent's env. */
+  apply(options: LoopOptions): LoopOptions;
+  /** Set when the guard service failed and the agent was stopped. */
+  failure(): Error | undefined;
+  denials(): number;
+  close(): Promise<void>;
+  service: GuardService;
+}
+
+export async function startRunGuard(
+  context: CliContext,
+  loopDir: string,
+  onFailure: (error: Error) => void,
+  onDecision?: (decision: GuardDecision) => void,
+): Promise<RunGuard | undefined> {
+  const settings = await guardSettings(context, loopDir);
+  if (settings.enabled === false) return undefined;
+  const repo = await findGitRepo(context.cwd).catch(() => undefined);
+  const policy = resolvePolicy({
+    projectRoot: repo?.root ?? context.cwd,
+    homeDir: homeDirOf(context) || homedir(),
+    loopDir,
+    settings,
+    unattended: true,
+  });
+  let denied = 0;
+  let failed: Error | undefined;
+  const service = await startGuardService({
+    policy,
+    auditLog: loopPaths(loopDir).auditLog,
+    onDecision: (decision) => {
+      if (decision.decision !== 'allow') denied += 1;
+      onDecision?.(decision);
+    },
+  });
+  service.onFailure((error) => {
+    failed = error;
+    // No tool call may run unchecked: the agents go first, the run stops after.
+    killRunningProcessGroups('SIGKILL');
+    onFailure(error);
+  });
+  const hooks = [httpGuardHook(service.url)];
+  if (!canBindToParentLife()) hooks.push(livenessHook(process.pid));
+  return {
+    service,
+    apply: (options) => ({
+      ...options,
+      settings: withGuardHooks(options.settings, hooks),
+      env: { ...options.env, [GUARD_TOKEN_VARIABLE]: service.token },
+    }),
+    failure: () => failed,
+    denials: () => denied,
+    close: () => service.close(),
+  };
+}
+
+/** The project's (and user's) `guard` settings, with the loop directory's own on top. */
+async function guardSettings(
+  context: CliContext,
+  loopDir: string,
+): Promise<GuardSettings & { enabled?: boolean | undefined }> {
+  const { config } = await loadCommandSettings(context);
+  const loop = await readConfigFile(loopPaths(loopDir).config);
+  return { ...config.guard, ...loop?.settings.guard };
+}

@@ -1,0 +1,134 @@
+import { execFile, spawn } from 'node:child_process';
+import { basename } from 'node:path';
+import { promisify } from 'node:util';
+import { writeLine, type CliContext } from '../context.js';
+import { BIN } from './run-background.js';
+import { shownPath } from './watch-target.js';
+
+const run = promisify(execFile);
+
+/** Variables that describe the terminal ralph was started in, not the one tmux gives a pane. */
+const TERMINAL_VARS = new Set([
+  'TMUX',
+  'TMUX_PANE',
+  'TERM',
+  'COLUMNS',
+  'LINES',
+  'SHLVL',
+  'PWD',
+  'OLDPWD',
+  '_',
+]);
+
+/**
+ * `ralph run --monitor`: a tmux session with the loop in the left pane and `ralph monitor` in
+ * the right one, then attaches to it (or, without a terminal or with --detach, says how to).
+ * Returns false when tmux is not installed, after a warning, so the caller runs plainly.
+ */
+export async function runInTmux(
+  context: CliContext,
+  loopDir: string,
+  args: readonly string[],
+  options: { attach: boolean },
+): Promise<boolean> {
+  const tmux = context.env.RALPH_TMUX_BIN ?? 'tmux';
+  const env = { ...context.env };
+  const version = await run(tmux, ['-V'], { env }).catch(() => undefined);
+  if (version === undefined) {
+    writeLine(
+      context.stderr,
+      'ralph: warning: --monitor needs tmux, which is not installed: running without the monitor (watch from another terminal with `ralph monitor`)',
+    );
+    return false;
+  }
+  const session = await freeSessionName(tmux, env, `ralph-${basename(loopDir)}`);
+  // A tmux server that is already running gives new panes its own environment, not ours:
+  // pass ours explicitly so the loop sees the same PATH, RALPH_* and agent settings.
+  const envArgs = Object.entries(context.env)
+    .filter(([key, value]) => value !== undefined && !TERMINAL_VARS.has(key))
+    .flatMap(([key, value]) => ['-e', `${key}=${value ?? ''}`]);
+  const node = process.execPath;
+  const loopCommand = shellCommand([node, BIN, 'run', ...args]);
+  const monitorCommand = shellCommand([node, BIN, 'monitor', loopDir]);
+  const tmuxRun = (...tmuxArgs: string[]) => run(tmux, tmuxArgs, { env, cwd: context.cwd });
+  await tmuxRun(
+    'new-session',
+    '-d',
+    '-s',
+    session,
+    '-x',
+    '200',
+    '-y',
+    '50',
+    '-c',
+    context.cwd,
+    ...envArgs,
+    loopCommand,
+  );
+  // Keep the loop's pane after it ends, so its last lines (and the result) stay readable.
+  await tmuxRun('set-option', '-t', session, 'remain-on-exit', 'on');
+  await tmuxRun(
+    'split-window',
+    '-h',
+    '-t',
+    `${session}:0`,
+    '-c',
+    context.cwd,
+    ...envArgs,
+    monitorCommand,
+  );
+  await tmuxRun('select-pane', '-t', `${session}:0.0`);
+  const name = shownPath(context.cwd, loopDir);
+  const stdoutIsTty = (context.stdout as { isTTY?: boolean }).isTTY === true;
+  if (!options.attach || !stdoutIsTty) {
+    writeLine(
+      context.stdout,
+      `ralph: the loop runs in tmux session ${session} (loop left, monitor right)`,
+    );
+    writeLine(context.stdout, `  see it:   tmux attach -t ${session}    (Ctrl+B D detaches again)`);
+    writeLine(context.stdout, `  stop it:  ralph stop ${name}`);
+    return true;
+  }
+  const inside = context.env.TMUX !== undefined && context.env.TMUX !== '';
+  await new Promise<void>((resolve) => {
+    const child = spawn(
+      tmux,
+      inside ? ['switch-client', '-t', session] : ['attach-session', '-t', session],
+      {
+        stdio: 'inherit',
+        env,
+      },
+    );
+    child.once('exit', () => {
+      resolve();
+    });
+    child.once('error', () => {
+      resolve();
+    });
+  });
+  return true;
+}
+
+async function freeSessionName(
+  tmux: string,
+  env: NodeJS.ProcessEnv,
+  wanted: string,
+): Promise<string> {
+  // tmux reserves '.' and ':' in target names.
+  const base = wanted.replace(/[.:\s]/g, '-');
+  for (let n = 1; ; n++) {
+    const name = n === 1 ? base : `${base}-${n}`;
+    const taken = await run(tmux, ['has-session', '-t', `=${name}`], { env }).then(
+      () => true,
+      () => false,
+    );
+    if (!taken) return name;
+  }
+}
+
+/** Words quoted for sh, which tmux runs the pane command with. */
+export function shellCommand(words: readonly string[]): string {
+  return words
+    .map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`))
+    .join(' ');
+}

@@ -1,0 +1,264 @@
+import type { TaskListDocument } from '../plan/read.js';
+import type { Story } from '../plan/types.js';
+import { addTokens } from '../safety/budget.js';
+import { classifyRun, type RunClassification } from '../safety/classify.js';
+import { usageLimitWaitUntil } from '../safety/limits.js';
+import { nextRetry } from '../safety/retry.js';
+import type { PendingWait } from '../safety/store.js';
+import { loopPaths } from '../state/paths.js';
+import type { LoopEvent, StoryRef } from './events.js';
+import { beforeAgentStart, budgetGate, waitDeps } from './gates.js';
+import { runIteration, type IterationReport, type IterationSetup } from './iteration.js';
+import { interrupted, type LoopContext, type Stop } from './loop-types.js';
+import { spendOf } from './safety-session.js';
+import { waitUntil } from './waits.js';
+
+/**
+ * One iteration of the loop, attempt by attempt (issue 4, item 5): each attempt is one agent run
+ * with its own log (iteration-N-attempt-M.jsonl). A transient failure runs the same iteration
+ * again after a backoff; a usage limit leaves a pending wait that the next attempt's gate waits
+ * out (or exits on); a fatal failure or Ctrl+C ends the run. The circuit breaker only counts an
+ * iteration's last attempt.
+ */
+
+export interface IterationPlan {
+  iteration: number;
+  firstAttempt: number;
+  story: Story;
+  model: string | undefined;
+  prompt: string;
+  before: TaskListDocument;
+}
+
+export type AttemptsResult =
+  | { kind: 'done'; report: IterationReport; document: TaskListDocument }
+  | { kind: 'stop'; stop: Stop; document: TaskListDocument };
+
+type Next =
+  | { kind: 'final' }
+  | { kind: 'stop'; stop: Stop }
+  | { kind: 'retry'; delayMs: number; detail: string }
+  | { kind: 'after_limit' };
+
+export async function runAttempts(
+  ctx: LoopContext,
+  setup: IterationSetup,
+  plan: IterationPlan,
+): Promise<AttemptsResult> {
+  const { clock } = ctx.deps;
+  const { iteration, story } = plan;
+  const storyRef: StoryRef = { id: story.id, title: story.title };
+  let document = plan.before;
+  let retries = 0;
+  for (let attempt = plan.firstAttempt; ; attempt += 1) {
+    const gate = await beforeAgentStart(ctx, { iteration, attempt });
+    if (gate !== undefined) return { kind: 'stop', stop: gate, document };
+    const logFile = loopPaths(ctx.options.loopDir).iterationLog(iteration, attempt);
+    await ctx.emit({
+      type: 'iteration_started',
+      at: ctx.at(),
+      iteration,
+      attempt,
+      story: storyRef,
+      model: plan.model,
+      logFile,
+      promptBytes: Buffer.byteLength(plan.prompt),
+    });
+    ctx.safety.callStarted(clock.now());
+    // Agent output arrives while the process runs; reporters see it in order, without blocking it.
+    let queued = Promise.resolve();
+    const queue = (event: LoopEvent): void => {
+      queued = queued.then(() => ctx.emit(event));
+    };
+    const report = await runIteration(setup, {
+      before: document,
+      story,
+      model: plan.model,
+      prompt: plan.prompt,
+      logFile,
+      onToolUse: (name, summary) => {
+        queue({ type: 'agent_tool_use', at: ctx.at(), iteration, name, summary });
+      },
+      onText: (text) => {
+        queue({ type: 'agent_text', at: ctx.at(), iteration, text });
+      },
+    });
+    await queued;
+    if (report.after !== undefined) document = report.after;
+    await reportTaskListEvents(ctx, iteration, report);
+
+    const result = report.agent.result;
+    ctx.run.costUsd += result?.costUsd ?? 0;
+    ctx.run.tokens = addTokens(ctx.run.tokens, result?.usage);
+    ctx.safety.spend(story.id, result?.costUsd, result?.usage);
+    ctx.safety.callFinished(result?.usage, clock.now());
+    const classification = classifyRun(report.agent, {
+      now: clock.now(),
+      timeZone: ctx.timeZone,
+    });
+    const next = decide(ctx, plan, attempt, report, classification, retries);
+    const final = next.kind === 'final';
+    const transition = final
+      ? ctx.safety.observeBreaker(
+          {
+            type: 'iteration',
+            progress: report.newlyPassing.length > 0,
+            error:
+              report.outcome === 'error' || report.outcome === 'timeout'
+                ? report.detail
+                : undefined,
+            deniedTools: (result?.permissionDenials ?? []).map((denial) => denial.toolName),
+          },
+          clock.now(),
+        )
+      : undefined;
+    await ctx.safety.save(clock.now());
+    await emitFinished(ctx, { plan, storyRef, attempt, report, classification, next });
+    if (transition !== undefined) {
+      await ctx.emit({
+        type: 'breaker_changed',
+        at: ctx.at(),
+        ...transition,
+        breaker: ctx.safety.breaker(),
+      });
+    }
+
+    if (next.kind === 'final') return { kind: 'done', report, document };
+    if (next.kind === 'stop') return { kind: 'stop', stop: next.stop, document };
+    const broke = await budgetGate(ctx, story, document);
+    if (broke !== undefined) return { kind: 'stop', stop: broke, document };
+    if (next.kind === 'retry') {
+      retries += 1;
+      const waited = await waitUntil(waitDeps(ctx), {
+        reason: 'retry',
+        until: new Date(clock.now().getTime() + next.delayMs),
+        detail: next.detail,
+        iteration,
+        attempt: attempt + 1,
+      });
+      if (!waited) return { kind: 'stop', stop: interrupted('during a retry backoff'), document };
+    }
+  }
+}
+
+function decide(
+  ctx: LoopContext,
+  plan: IterationPlan,
+  attempt: number,
+  report: IterationReport,
+  classification: RunClassification,
+  retries: number,
+): Next {
+  const progress = report.newlyPassing.length > 0;
+  if (classification.kind !== 'usage_limit') ctx.safety.setUnknownResetStreak(0);
+  if (report.outcome === 'canceled') return { kind: 'stop', stop: interrupted('') };
+  switch (classification.kind) {
+    case 'fatal':
+      return {
+        kind: 'stop',
+        stop: {
+          state: 'ERROR',
+          reason: `fatal: ${classification.why}`,
+          stopReason: 'fatal',
+          exitCode: 2,
+          hint: classification.hint,
+        },
+      };
+    case 'usage_limit': {
+      const { limit } = classification;
+      const now = ctx.deps.clock.now();
+      const streak = ctx.safety.unknownResetStreak();
+      const { until, known } = usageLimitWaitUntil(limit, now, streak, ctx.settings.usageLimit);
+      ctx.safety.setUnknownResetStreak(known ? 0 : streak + 1);
+      // After progress the iteration is done; the wait then holds back the next one.
+      const resumeAt = progress
+        ? { iteration: plan.iteration + 1, attempt: 1 }
+        : { iteration: plan.iteration, attempt: attempt + 1 };
+      const pending: PendingWait = {
+        ...resumeAt,
+        storyId: plan.story.id,
+        until: until.toISOString(),
+        message: limit.message,
+        source: limit.source,
+        ...(limit.resetAt === undefined ? {} : { resetAt: limit.resetAt.toISOString() }),
+        ...(limit.window === undefined ? {} : { window: limit.window }),
+      };
+      ctx.safety.setPendingWait(pending);
+      return progress ? { kind: 'final' } : { kind: 'after_limit' };
+    }
+    case 'transient': {
+      if (progress) return { kind: 'final' };
+      const decision = nextRetry(retries, ctx.settings.retry, ctx.random);
+      if (!decision.retry) return { kind: 'final' };
+      return {
+        kind: 'retry',
+        delayMs: decision.delayMs,
+        detail: `retry ${decision.retryNumber}/${ctx.settings.retry.maxRetries}: ${classification.why}`,
+      };
+    }
+    default:
+      return { kind: 'final' };
+  }
+}
+
+async function emitFinished(
+  ctx: LoopContext,
+  input: {
+    plan: IterationPlan;
+    storyRef: StoryRef;
+    attempt: number;
+    report: IterationReport;
+    classification: RunClassification;
+    next: Next;
+  },
+): Promise<void> {
+  const { report, plan } = input;
+  const after = report.after ?? plan.before;
+  const passing = after.taskList.stories.filter((story) => story.passes).length;
+  const agent = report.agent;
+  await ctx.emit({
+    type: 'iteration_finished',
+    at: ctx.at(),
+    iteration: plan.iteration,
+    attempt: input.attempt,
+    story: input.storyRef,
+    outcome: report.outcome,
+    detail: report.detail,
+    signal: report.signal,
+    newlyPassing: report.newlyPassing,
+    storiesPassing: passing,
+    storiesTotal: after.taskList.stories.length,
+    sessionId: agent.sessionId ?? agent.result?.sessionId,
+    model: agent.model ?? plan.model,
+    costUsd: agent.result?.costUsd,
+    usage: agent.result?.usage,
+    numTurns: agent.result?.numTurns,
+    exitCode: agent.exitCode,
+    durationMs: agent.durationMs,
+    classification: input.classification.kind,
+    classificationWhy: input.classification.why,
+    willRetry: input.next.kind === 'retry' || input.next.kind === 'after_limit',
+    ...(input.next.kind === 'final' ? { breaker: ctx.safety.breaker() } : {}),
+    storySpend: spendOf(ctx.safety.storySpending(plan.story.id)),
+    runSpend: spendOf(ctx.run),
+    callsLastHour: ctx.safety.checkRate(ctx.deps.clock.now()).calls,
+  });
+}
+
+async function reportTaskListEvents(
+  ctx: LoopContext,
+  iteration: number,
+  report: IterationReport,
+): Promise<void> {
+  if (report.restored !== undefined) {
+    await ctx.emit({ type: 'task_list_restored', at: ctx.at(), iteration, ...report.restored });
+  }
+  if (report.completeNotBelieved !== undefined) {
+    await ctx.emit({
+      type: 'complete_not_believed',
+      at: ctx.at(),
+      iteration,
+      openStories: report.completeNotBelieved,
+    });
+  }
+}

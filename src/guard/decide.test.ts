@@ -1,0 +1,85 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DANGEROUS, ORDINARY, type GuardCase } from './decide.cases.js';
+import { decide } from './decide.js';
+import { resolvePolicy } from './policy.js';
+
+/**
+ * The table of decide.cases.ts under the default policy. The fixture project and home live in a
+ * temp folder; the default's writable /tmp is replaced by a dedicated scratch folder, so "outside
+ * the project" means outside (the fixture itself sits under /tmp).
+ */
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'ralph-guard-table-')));
+const project = join(root, 'project');
+const home = join(root, 'home');
+const scratch = '/tmp/ralph-scratch';
+for (const dir of [
+  join(project, 'src'),
+  join(project, '.git'),
+  join(home, '.ssh'),
+  join(root, 'elsewhere'),
+])
+  mkdirSync(dir, { recursive: true });
+writeFileSync(join(project, '.env'), 'API_KEY=x\n');
+writeFileSync(join(project, '.env.example'), 'API_KEY=\n');
+writeFileSync(join(project, 'src', 'a.ts'), 'export {};\n');
+symlinkSync(join(root, 'elsewhere'), join(project, 'link-out'));
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+const policy = resolvePolicy({
+  projectRoot: project,
+  homeDir: home,
+  settings: { writablePaths: [scratch] },
+  unattended: true,
+});
+
+const fill = (value: unknown): unknown => {
+  if (typeof value === 'string')
+    return value
+      .replace(/^P(?=\/|$)/, project)
+      .replace(/^H(?=\/|$)/, home)
+      .replace(/(?<=\s)P(?=\s|$)/g, project);
+  if (Array.isArray(value)) return value.map(fill);
+  return value;
+};
+
+function run(row: GuardCase) {
+  const input = Object.fromEntries(
+    Object.entries(row.input).map(([key, value]) => [key, fill(value)]),
+  );
+  return decide({ toolName: row.tool, toolInput: input, cwd: project }, policy);
+}
+
+describe('the guard table', () => {
+  it('has at least 150 rows, 60 dangerous and 50 ordinary', () => {
+    expect(DANGEROUS.length).toBeGreaterThanOrEqual(60);
+    expect(ORDINARY.length).toBeGreaterThanOrEqual(50);
+    expect(DANGEROUS.length + ORDINARY.length).toBeGreaterThanOrEqual(150);
+  });
+
+  it.each(DANGEROUS.map((row) => [row.why, row] as const))('denies: %s', (_why, row) => {
+    const verdict = run(row);
+    expect(verdict.decision, `${JSON.stringify(row.input)} → ${verdict.reason}`).toBe(row.expected);
+    expect(verdict.reason).toMatch(/^ralph guard: /);
+  });
+
+  it.each(ORDINARY.map((row) => [row.why, row] as const))('allows: %s', (_why, row) => {
+    const verdict = run(row);
+    expect(verdict.decision, `${JSON.stringify(row.input)} → ${verdict.reason}`).toBe(row.expected);
+  });
+
+  it('counts zero false allows and zero false denies', () => {
+    const falseAllows = DANGEROUS.filter((row) => run(row).decision === 'allow');
+    const falseDenies = ORDINARY.filter((row) => run(row).decision !== 'allow');
+    process.stdout.write(
+      `guard table: ${DANGEROUS.length} dangerous, ${ORDINARY.length} ordinary; false allows ${falseAllows.length}, false denies ${falseDenies.length}\n`,
+    );
+    expect(falseAllows.map((row) => row.input)).toEqual([]);
+    expect(falseDenies.map((row) => row.input)).toEqual([]);
+  });
+});

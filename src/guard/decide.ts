@@ -1,0 +1,223 @@
+import { isAbsolute, join, resolve } from 'node:path';
+import { readProblem, writeProblem, type PathProblem } from './path-rules.js';
+import type { Decision, GuardPolicy } from './policy.js';
+import { sensitiveRule } from './sensitive.js';
+import { analyzeShell, type Finding, type Judge } from './shell/analyze.js';
+import { judgeCommand } from './shell/commands.js';
+import { checkWrite } from './shell/args.js';
+
+/**
+ * The decision for one PreToolUse call: Bash commands are parsed and every simple command in
+ * them judged; file tools are judged by path. The first denial decides (its rule and reason go
+ * to the model and the audit log); with none, an `ask` asks — or, in an unattended run where
+ * nobody can answer, denies.
+ */
+
+export interface ToolCall {
+  toolName: string;
+  toolInput: Record<string, unknown>;
+  /** The agent's working directory (the hook input's `cwd`). */
+  cwd: string | undefined;
+}
+
+export interface Verdict {
+  decision: Decision;
+  /** Which rule decided: `outside-project`, `pipe-to-interpreter`, `allowed`, … */
+  rule: string;
+  reason: string;
+}
+
+const PREFIX = 'ralph guard: ';
+
+export function decide(call: ToolCall, policy: GuardPolicy): Verdict {
+  const findings = judgeTool(call, policy);
+  const denial = findings.find((finding) => finding.decision === 'deny');
+  const asked = findings.find((finding) => finding.decision === 'ask');
+  if (denial !== undefined)
+    return { decision: 'deny', rule: denial.rule, reason: PREFIX + denial.reason };
+  if (asked !== undefined) {
+    return policy.unattended
+      ? {
+          decision: 'deny',
+          rule: asked.rule,
+          reason: `${PREFIX}${asked.reason}; nobody can approve it in an unattended run`,
+        }
+      : { decision: 'ask', rule: asked.rule, reason: PREFIX + asked.reason };
+  }
+  return { decision: 'allow', rule: 'allowed', reason: `${PREFIX}allowed` };
+}
+
+function judgeTool(call: ToolCall, policy: GuardPolicy): Finding[] {
+  const cwd = call.cwd !== undefined && isAbsolute(call.cwd) ? call.cwd : policy.projectRoot;
+  const input = call.toolInput;
+  const findings: Finding[] = [];
+  const problem = (found: PathProblem | undefined) => {
+    if (found !== undefined) findings.push({ decision: 'deny', ...found });
+  };
+  const filePath = (key: string): string | undefined => {
+    const value = input[key];
+    if (typeof value !== 'string' || value === '') {
+      findings.push({
+        decision: 'deny',
+        rule: 'bad-input',
+        reason: `${call.toolName} without a ${key}`,
+      });
+      return undefined;
+    }
+    return resolve(cwd, value.startsWith('~/') ? join(policy.homeDir, value.slice(2)) : value);
+  };
+  switch (call.toolName) {
+    case 'Bash': {
+      const command = input.command;
+      if (typeof command !== 'string') {
+        findings.push({ decision: 'deny', rule: 'bad-input', reason: 'Bash without a command' });
+        break;
+      }
+      analyzeShell(command, cwd, 0, createJudge(policy, findings));
+      break;
+    }
+    case 'Read': {
+      const path = filePath('file_path');
+      if (path !== undefined) problem(readProblem(path, policy));
+      break;
+    }
+    case 'Write':
+    case 'Edit':
+    case 'MultiEdit': {
+      const path = filePath('file_path');
+      if (path !== undefined) problem(named(call.toolName, writeProblem(path, 'write', policy)));
+      break;
+    }
+    case 'NotebookEdit': {
+      const path = filePath('notebook_path');
+      if (path !== undefined) problem(named(call.toolName, writeProblem(path, 'write', policy)));
+      break;
+    }
+    case 'Glob':
+    case 'Grep': {
+      const path =
+        typeof input.path === 'string' && input.path !== '' ? resolve(cwd, input.path) : cwd;
+      problem(readProblem(path, policy));
+      const pattern = call.toolName === 'Glob' ? input.pattern : input.glob;
+      if (typeof pattern === 'string') problem(globProblem(join(path, pattern), policy));
+      break;
+    }
+    default:
+      break;
+  }
+  return findings;
+}
+
+function named(tool: string, problem: PathProblem | undefined): PathProblem | undefined {
+  return problem === undefined ? undefined : { ...problem, reason: `${tool} ${problem.reason}` };
+}
+
+/** A search pattern aimed at secrets (`**\/.env*`, `*.pem`): its literal part names one. */
+function globProblem(pattern: string, policy: GuardPolicy): PathProblem | undefined {
+  for (const fill of ['', 'x']) {
+    const literal = pattern
+      .replace(/\*\*\/?/g, '')
+      .replace(/[*?]/g, fill)
+      .replace(/\[[^\]]*\]/g, 'x');
+    const rule = sensitiveRule(literal, policy);
+    if (rule !== undefined) {
+      return {
+        rule: 'sensitive-file',
+        reason: `the pattern ${pattern} looks for secrets (${rule}); the guard keeps secrets out of reach`,
+      };
+    }
+  }
+  return undefined;
+}
+
+/** The Judge that collects findings, recursing into nested shell code. */
+function createJudge(policy: GuardPolicy, findings: Finding[]): Judge {
+  const judge: Judge = {
+    policy,
+    findings,
+    deny: (rule, reason) => findings.push({ decision: 'deny', rule, reason }),
+    ask: (rule, reason) => findings.push({ decision: 'ask', rule, reason }),
+    shell: (code, cwd, depth, what) => {
+      if (code === undefined) {
+        judge.deny(
+          'dynamic-code',
+          `${what} runs shell code that is only known when it runs (a variable or \`$(…)\`); write the code literally`,
+        );
+        return;
+      }
+      analyzeShell(code, cwd, depth, judge);
+    },
+    command: (command) => {
+      judgeCommand(command, judge);
+    },
+    redirect: (operator, target, cwd) => {
+      const fake = {
+        text: `${operator}${target.dynamic ? target.text : target.value}`,
+        path: '',
+        name: '',
+        args: [],
+        piped: false,
+        stdin: undefined,
+        cwd,
+        depth: 0,
+      };
+      if (operator.includes('>'))
+        checkWrite(judge, { ...fake, text: `redirect ${fake.text}` }, target, 'write');
+      if (operator.includes('<') && !target.dynamic) {
+        const path = isAbsolute(target.value)
+          ? target.value
+          : resolve(cwd ?? policy.projectRoot, target.value);
+        const found = readProblem(path, policy);
+        if (found !== undefined) judge.deny(found.rule, `\`${fake.text}\` ${found.reason}`);
+      }
+    },
+    assignment: (name, value, cwd, depth) => {
+      judgeAssignment(name, value, cwd, depth, judge);
+    },
+  };
+  return judge;
+}
+
+/** Variables whose value is a command some program runs later, out of the guard's sight. */
+const COMMAND_VARIABLES = new Set([
+  'GIT_SSH_COMMAND',
+  'GIT_SSH',
+  'GIT_EXTERNAL_DIFF',
+  'GIT_PAGER',
+  'GIT_EDITOR',
+  'GIT_SEQUENCE_EDITOR',
+  'GIT_ASKPASS',
+  'SSH_ASKPASS',
+  'PAGER',
+  'EDITOR',
+  'VISUAL',
+  'PROMPT_COMMAND',
+]);
+
+/** Variables that load code into every program started after them. */
+const LOADER_VARIABLES = new Set([
+  'LD_PRELOAD',
+  'LD_AUDIT',
+  'BASH_ENV',
+  'ENV',
+  'GIT_CONFIG_PARAMETERS',
+]);
+
+function judgeAssignment(
+  name: string,
+  value: readonly { dynamic: boolean; value?: string }[],
+  cwd: string | undefined,
+  depth: number,
+  judge: Judge,
+): void {
+  if (LOADER_VARIABLES.has(name) || name.startsWith('GIT_CONFIG_')) {
+    judge.deny(
+      'loader-variable',
+      `setting ${name} makes other programs load code the guard cannot check`,
+    );
+    return;
+  }
+  if (!COMMAND_VARIABLES.has(name)) return;
+  const [first] = value;
+  judge.shell(first === undefined || first.dynamic ? undefined : first.value, cwd, depth + 1, name);
+}

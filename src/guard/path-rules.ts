@@ -1,0 +1,97 @@
+import { isAbsolute, resolve } from 'node:path';
+import { realPath, type GuardPolicy } from './policy.js';
+import { isWithin, sensitiveRule } from './sensitive.js';
+
+/**
+ * Where the agent may write and delete: inside the project (not the project root itself, not
+ * its protected control files) and inside the configured writable folders (default /tmp) —
+ * never the home directory outside the project, never anything else. Paths are judged after
+ * `..` and symlinks are resolved, so `x/../../etc` and a link to `/` are seen for what they are.
+ */
+
+export type Access = 'write' | 'delete';
+
+export interface PathProblem {
+  rule: string;
+  reason: string;
+}
+
+/** Files every program may write: the terminal and the bit bucket. */
+const DEVICES = /^\/dev\/(null|zero|stdout|stderr|stdin|tty|fd\/\d+)$|^\/proc\/self\/fd\/\d+$/;
+
+/** An absolute path for `value` (already tilde-expanded); undefined when the cwd is unknown. */
+export function absolutePath(value: string, cwd: string | undefined): string | undefined {
+  if (isAbsolute(value)) return resolve(value);
+  return cwd === undefined ? undefined : resolve(cwd, value);
+}
+
+export function writeProblem(
+  path: string,
+  access: Access,
+  policy: GuardPolicy,
+): PathProblem | undefined {
+  if (DEVICES.test(path)) return undefined;
+  const real = realPath(path);
+  const shown = real === path ? path : `${path} (really ${real})`;
+  const verb = access === 'delete' ? 'deletes' : 'writes';
+  const sensitive = sensitiveRule(real, policy);
+  if (sensitive !== undefined) {
+    return {
+      rule: 'sensitive-file',
+      reason: `${verb} ${shown}, a secret (${sensitive}); the guard keeps secrets out of reach`,
+    };
+  }
+  const { projectRoot, homeDir } = policy;
+  if (isWithin(real, projectRoot)) {
+    const guarded = policy.protectedPaths.find((protectedPath) => isWithin(real, protectedPath));
+    if (guarded !== undefined) {
+      return {
+        rule: 'protected-path',
+        reason: `${verb} ${shown}: ralph and git control files cannot be changed by the agent`,
+      };
+    }
+    if (real === projectRoot && access === 'delete') {
+      return {
+        rule: 'project-root',
+        reason: `deletes the project root ${projectRoot} itself; delete only what is inside it`,
+      };
+    }
+    return undefined;
+  }
+  if (isWithin(projectRoot, real)) {
+    return {
+      rule: 'outside-project',
+      reason: `${verb} ${shown}, which holds the whole project ${projectRoot}`,
+    };
+  }
+  if (isWithin(real, homeDir)) {
+    return {
+      rule: 'outside-project',
+      reason: `${verb} ${shown} in the home directory, outside the project ${projectRoot}`,
+    };
+  }
+  for (const root of policy.writableRoots) {
+    if (!isWithin(real, root)) continue;
+    if (real === root && access === 'delete')
+      return { rule: 'outside-project', reason: `deletes ${root} itself` };
+    return undefined;
+  }
+  return {
+    rule: 'outside-project',
+    reason: `${verb} ${shown}, outside the project ${projectRoot}${
+      policy.writableRoots.length === 0 ? '' : ` and ${policy.writableRoots.join(', ')}`
+    }`,
+  };
+}
+
+/** A read of `path` (absolute) is refused only for secrets. */
+export function readProblem(path: string, policy: GuardPolicy): PathProblem | undefined {
+  const real = realPath(path);
+  const rule = sensitiveRule(real, policy) ?? sensitiveRule(path, policy);
+  if (rule === undefined) return undefined;
+  const shown = real === path ? path : `${path} (really ${real})`;
+  return {
+    rule: 'sensitive-file',
+    reason: `reads ${shown}, a secret (${rule}); the guard keeps secrets out of reach`,
+  };
+}

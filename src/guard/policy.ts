@@ -1,0 +1,157 @@
+import { realpathSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+
+/**
+ * The guard's policy, resolved: absolute real paths and plain lists. Built from the `guard`
+ * section of the configuration (state/config-schema.ts documents every key and its default)
+ * by `resolvePolicy`; the rules that need no configuration live in the code (commands.ts,
+ * sensitive.ts), so the default lets ordinary development run while the dangerous set stays
+ * denied even with an empty config.
+ */
+
+export type Decision = 'allow' | 'deny' | 'ask';
+
+export type NetworkPolicy = 'allow' | 'ask' | 'deny';
+
+/** The `guard` settings as configured (every key optional; see config-schema.ts). */
+export interface GuardSettings {
+  network?: NetworkPolicy | undefined;
+  allowCommands?: readonly string[] | undefined;
+  askCommands?: readonly string[] | undefined;
+  denyCommands?: readonly string[] | undefined;
+  allowPatterns?: readonly string[] | undefined;
+  askPatterns?: readonly string[] | undefined;
+  denyPatterns?: readonly string[] | undefined;
+  writablePaths?: readonly string[] | undefined;
+  protectedPaths?: readonly string[] | undefined;
+  sensitiveFiles?: readonly string[] | undefined;
+  allowSensitiveFiles?: readonly string[] | undefined;
+}
+
+export interface GuardPolicy {
+  /** The project (git root): writes and deletes are allowed inside it, not on it. */
+  projectRoot: string;
+  homeDir: string;
+  /** Further folders where writes and deletes are allowed (not on the folder itself). */
+  writableRoots: readonly string[];
+  /** Inside the project, but never written or deleted by the agent (ralph's and git's control files). */
+  protectedPaths: readonly string[];
+  network: NetworkPolicy;
+  allowCommands: readonly string[];
+  askCommands: readonly string[];
+  denyCommands: readonly string[];
+  allowPatterns: readonly string[];
+  askPatterns: readonly string[];
+  denyPatterns: readonly string[];
+  sensitiveFiles: readonly string[];
+  allowSensitiveFiles: readonly string[];
+  /** Nobody can answer a prompt (`ralph run`): `ask` becomes `deny`. */
+  unattended: boolean;
+}
+
+export const DEFAULT_GUARD_SETTINGS = {
+  network: 'allow',
+  allowCommands: [],
+  askCommands: [],
+  denyCommands: [],
+  allowPatterns: [],
+  askPatterns: [],
+  denyPatterns: [
+    'git push --force*',
+    'git push -f*',
+    'git push * --force*',
+    'git push * -f*',
+    'npm publish*',
+    'chmod 777 *',
+    'chmod -R 777 *',
+  ],
+  writablePaths: ['/tmp'],
+  protectedPaths: [],
+  sensitiveFiles: [],
+  allowSensitiveFiles: [],
+} as const satisfies Required<GuardSettings>;
+
+/** Files the agent must never write or delete, relative to the project root. */
+const BUILT_IN_PROTECTED = [
+  '.git',
+  '.claude/settings.json',
+  '.claude/settings.local.json',
+  '.claude/hooks',
+  '.mcp.json',
+  '.ralph/config.yaml',
+];
+
+/** Files ralph keeps in a loop directory that the agent must not touch (prd.json it may). */
+const LOOP_DIR_PROTECTED = [
+  'config.yaml',
+  'hooks',
+  'logs',
+  'status.json',
+  'events.jsonl',
+  'safety.json',
+  '.ralph.lock',
+];
+
+export interface ResolvePolicyInput {
+  projectRoot: string;
+  homeDir: string;
+  /** The loop directory of a `ralph run`, whose control files are protected. */
+  loopDir?: string | undefined;
+  settings?: GuardSettings | undefined;
+  unattended: boolean;
+}
+
+export function resolvePolicy(input: ResolvePolicyInput): GuardPolicy {
+  const settings = { ...DEFAULT_GUARD_SETTINGS, ...definedOnly(input.settings ?? {}) };
+  const projectRoot = realPath(input.projectRoot);
+  const homeDir = realPath(input.homeDir);
+  const inProject = (path: string) => realPath(isAbsolute(path) ? path : join(projectRoot, path));
+  const loopDir = input.loopDir === undefined ? undefined : realPath(input.loopDir);
+  return {
+    projectRoot,
+    homeDir,
+    writableRoots: settings.writablePaths.map((path) =>
+      realPath(path.startsWith('~/') ? join(homeDir, path.slice(2)) : resolve(projectRoot, path)),
+    ),
+    protectedPaths: [
+      ...BUILT_IN_PROTECTED.map(inProject),
+      ...(loopDir === undefined ? [] : LOOP_DIR_PROTECTED.map((name) => join(loopDir, name))),
+      ...settings.protectedPaths.map(inProject),
+    ],
+    network: settings.network,
+    allowCommands: settings.allowCommands,
+    askCommands: settings.askCommands,
+    denyCommands: settings.denyCommands,
+    allowPatterns: settings.allowPatterns,
+    askPatterns: settings.askPatterns,
+    denyPatterns: settings.denyPatterns,
+    sensitiveFiles: settings.sensitiveFiles,
+    allowSensitiveFiles: settings.allowSensitiveFiles,
+    unattended: input.unattended,
+  };
+}
+
+function definedOnly(settings: GuardSettings): Partial<GuardSettings> {
+  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
+}
+
+/**
+ * The real path of `path`: symlinks resolved in the longest prefix that exists, the rest kept
+ * (a file about to be created has no real path yet, but its folder does).
+ */
+export function realPath(path: string): string {
+  const absolute = resolve(path);
+  const tail: string[] = [];
+  let current = absolute;
+  for (;;) {
+    try {
+      const real = realpathSync(current);
+      return tail.length === 0 ? real : join(real, ...tail.reverse());
+    } catch {
+      const parent = resolve(current, '..');
+      if (parent === current) return absolute;
+      tail.push(current.slice(parent.length).replace(/^\//, ''));
+      current = parent;
+    }
+  }
+}

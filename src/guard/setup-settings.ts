@@ -1,0 +1,153 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { writeFileAtomic } from '../state/atomic-write.js';
+import { RalphError } from '../util/errors.js';
+import { GUARDED_TOOLS } from './hook-settings.js';
+
+/**
+ * `ralph setup --guard`: the guard as a command hook in `.claude/settings.local.json` for
+ * interactive sessions, plus the allow/deny lists of the Ralph Loop v2 plan's settings, merged
+ * into what is there: existing keys, hooks and list entries stay, ralph's are added once, an
+ * older ralph guard hook is replaced. A file that is not a JSON object is never rewritten.
+ */
+
+export const PLAN_ALLOW = [
+  'Read',
+  'Glob',
+  'Grep',
+  'Edit',
+  'Write',
+  'Task',
+  'WebFetch',
+  'TodoWrite',
+  'Bash(npm:*)',
+  'Bash(npx:*)',
+  'Bash(node:*)',
+  'Bash(git:*)',
+  'Bash(ls:*)',
+  'Bash(pwd)',
+  'Bash(cat:*)',
+  'Bash(head:*)',
+  'Bash(tail:*)',
+  'Bash(mkdir:*)',
+  'Bash(jq:*)',
+  'Bash(grep:*)',
+  'Bash(curl:*)',
+  'Bash(echo:*)',
+  'Bash(date)',
+  'Bash(sleep:*)',
+];
+
+export const PLAN_DENY = [
+  'Bash(rm -rf /*)',
+  'Bash(rm -rf /)',
+  'Bash(sudo:*)',
+  'Bash(chmod 777:*)',
+  'Read(.env)',
+  'Read(.env.*)',
+  'Read(**/secrets/**)',
+  'Read(**/*.pem)',
+  'Read(**/*.key)',
+  'Edit(.env)',
+  'Edit(.env.*)',
+  'Write(.env)',
+  'Write(.env.*)',
+];
+
+export const GUARD_HOOK_TIMEOUT_SECONDS = 30;
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Whether a hook command is ralph's guard (`ralph guard`, `node …/bin.js guard`, …). */
+export function isRalphGuardHook(command: string): boolean {
+  return /(^|[\s/'"])(ralph|bin\.js['"]?)\s+guard(\s|$)/.test(command);
+}
+
+export async function installGuardSettings(
+  path: string,
+  command: string,
+): Promise<{ action: 'added' | 'updated' | 'unchanged' }> {
+  let text: string | undefined;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  let settings: unknown = {};
+  if (text !== undefined) {
+    try {
+      settings = JSON.parse(text);
+    } catch {
+      throw new RalphError('INVALID_JSON', `${path} is not valid JSON; left it unchanged`, {
+        hint: 'Fix the file (or move it away), then run `ralph setup --guard` again.',
+        location: { file: path },
+      });
+    }
+  }
+  if (!isObject(settings)) throw shapeError(path, '(root)');
+  const before = JSON.stringify(settings);
+  const permissions = objectAt(settings, 'permissions', path);
+  for (const [key, entries] of [
+    ['allow', PLAN_ALLOW],
+    ['deny', PLAN_DENY],
+  ] as const) {
+    const list = arrayAt(permissions, key, path);
+    for (const entry of entries) if (!list.includes(entry)) list.push(entry);
+  }
+  const hooks = objectAt(settings, 'hooks', path);
+  const groups = arrayAt(hooks, 'PreToolUse', path).filter(isObject);
+  hooks.PreToolUse = groups;
+  const state = { found: false };
+  for (const group of groups) {
+    if (!Array.isArray(group.hooks)) continue;
+    group.hooks = group.hooks.filter((hook: unknown) => {
+      if (!isObject(hook) || typeof hook.command !== 'string' || !isRalphGuardHook(hook.command))
+        return true;
+      if (state.found) return false;
+      state.found = true;
+      hook.command = command;
+      group.matcher = GUARDED_TOOLS;
+      return true;
+    });
+  }
+  if (!state.found) {
+    groups.push({
+      matcher: GUARDED_TOOLS,
+      hooks: [{ type: 'command', command, timeout: GUARD_HOOK_TIMEOUT_SECONDS }],
+    });
+  }
+  hooks.PreToolUse = groups.filter(
+    (group) => !Array.isArray(group.hooks) || group.hooks.length > 0,
+  );
+  if (JSON.stringify(settings) === before) return { action: 'unchanged' };
+  const indent = text === undefined ? 2 : (/^[ \t]+(?=")/m.exec(text)?.[0] ?? 2);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFileAtomic(path, `${JSON.stringify(settings, null, indent)}\n`);
+  return { action: text === undefined || !state.found ? 'added' : 'updated' };
+}
+
+function objectAt(parent: Json, key: string, path: string): Json {
+  const value = (parent[key] ??= {});
+  if (!isObject(value)) throw shapeError(path, key);
+  return value;
+}
+
+function arrayAt(parent: Json, key: string, path: string): unknown[] {
+  const value = (parent[key] ??= []);
+  if (!Array.isArray(value)) throw shapeError(path, key);
+  return value;
+}
+
+function shapeError(path: string, field: string): RalphError {
+  return new RalphError(
+    'INVALID_JSON',
+    `${path}: ${field}: not the shape Claude Code reads; left it unchanged`,
+    {
+      hint: 'Fix the file, then run `ralph setup --guard` again.',
+      location: { file: path, field },
+    },
+  );
+}

@@ -1,0 +1,103 @@
+import { absolutePath, readProblem, writeProblem } from '../path-rules.js';
+import type { Judge, SimpleCommand } from './analyze.js';
+import { shown } from './args.js';
+
+/**
+ * Inline code for other languages (`python3 -c`, `node -e`, `perl -e`, `ruby -e`, …) cannot be
+ * parsed here, so it is scanned: a shell-out hides a command from the guard and is refused; a
+ * recursive delete is refused (rm can be checked, rmtree cannot); a write or delete whose path
+ * literal lies outside the project, or one aimed at the home folder, is refused; any literal
+ * naming a secret is refused. Ordinary one-liners (`node -e "console.log(1)"`) pass.
+ */
+
+export type Language = 'shell' | 'python' | 'javascript' | 'perl' | 'ruby' | 'php' | 'other';
+
+const SHELL_OUT: Readonly<Record<Exclude<Language, 'shell'>, RegExp>> = {
+  python:
+    /\b(os\s*\.\s*(system|popen|exec\w*|spawn\w*|posix_spawn\w*)|subprocess|pty\s*\.\s*spawn|commands\s*\.|__import__)\b/,
+  javascript:
+    /\b(child_process|execSync|execFileSync|spawnSync|process\s*\.\s*(binding|dlopen)|Bun\s*\.\s*(spawn\w*|\$)|Deno\s*\.\s*(run|Command))\b|\$`/,
+  perl: /\b(system|exec|qx|fork)\b|`|\bopen\s*\(?[^;]*['"]\s*\||\|\s*['"]\s*\)/,
+  ruby: /\b(system|exec|spawn|fork|IO\s*\.\s*popen|Open3|PTY)\b|`|%x/,
+  php: /\b(shell_exec|system|exec|passthru|proc_open|popen|pcntl_exec)\b|`/,
+  other:
+    /\b(os\s*\.\s*execute|io\s*\.\s*popen|system|do shell script|Start-Process|Invoke-Expression|iex)\b/,
+};
+
+const RECURSIVE_DELETE =
+  /\b(rmtree|removedirs|rimraf|rm_rf|rm_r|remove_dir_all|remove_tree|Remove-Item)\b|\brm(Sync|dirSync)?\s*\([^)]*recursive/;
+
+const WRITE_API =
+  /\b(writeFile\w*|appendFile\w*|createWriteStream|copyFile\w*|cp(Sync)?|rename\w*|rm(Sync)?|unlink\w*|symlink\w*|link(Sync)?|mkdir\w*|chmod\w*|chown\w*|truncate\w*|write_text|write_bytes|makedirs|remove|replace|copy\w*|move|unlink|open\s*\([^)]*['"][wax]|File\s*\.\s*(write|open|delete)|IO\s*\.\s*write|FileUtils|file_put_contents|Set-Content|Out-File)\b|>\s*['"]|open\s*\(\s*\w+\s*,\s*['"][>+]/;
+
+const HOME_REFERENCE =
+  /\b(os\s*\.\s*homedir|homedir|expanduser|Path\s*\.\s*home|HOME|USERPROFILE)\b|['"`]~\//;
+
+const STRING_LITERAL = /'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`/g;
+
+export function scanCode(
+  language: Exclude<Language, 'shell'>,
+  code: string,
+  command: SimpleCommand,
+  judge: Judge,
+): void {
+  const shellOut = SHELL_OUT[language].exec(code);
+  if (shellOut !== null) {
+    judge.deny(
+      'interpreter-shell-out',
+      `\`${shown(command)}\`: the inline code runs shell commands (${shellOut[0]}), which the guard cannot check; run the command directly`,
+    );
+    return;
+  }
+  const recursive = RECURSIVE_DELETE.exec(code);
+  if (recursive !== null) {
+    judge.deny(
+      'interpreter-recursive-delete',
+      `\`${shown(command)}\`: the inline code deletes recursively (${recursive[0]}); use rm, whose paths the guard can check`,
+    );
+    return;
+  }
+  const writes = WRITE_API.test(code);
+  if (writes && HOME_REFERENCE.test(code)) {
+    judge.deny(
+      'interpreter-write-outside',
+      `\`${shown(command)}\`: the inline code writes under the home directory, outside the project`,
+    );
+    return;
+  }
+  for (const match of code.matchAll(STRING_LITERAL)) {
+    const literal = match[1] ?? match[2] ?? match[3] ?? '';
+    if (!looksLikePath(literal)) continue;
+    const value = literal.startsWith('~/') ? `${judge.policy.homeDir}${literal.slice(1)}` : literal;
+    const path = absolutePath(value, command.cwd ?? judge.policy.projectRoot);
+    if (path === undefined) continue;
+    const read = readProblem(path, judge.policy);
+    if (read !== undefined) {
+      judge.deny(read.rule, `\`${shown(command)}\`: the inline code ${read.reason}`);
+      return;
+    }
+    if (!writes) continue;
+    const write = writeProblem(path, 'write', judge.policy);
+    if (write !== undefined) {
+      judge.deny(
+        'interpreter-write-outside',
+        `\`${shown(command)}\`: the inline code ${write.reason}`,
+      );
+      return;
+    }
+  }
+}
+
+function looksLikePath(literal: string): boolean {
+  if (
+    literal === '' ||
+    literal.length > 4096 ||
+    (/[\s<>|;]/.test(literal) && !literal.startsWith('/'))
+  )
+    return false;
+  return (
+    /^(\/|~\/|\.\.?\/|\.env)/.test(literal) ||
+    /\.(pem|key)$|(^|\/)(id_rsa|id_ed25519|credentials|secrets)/.test(literal) ||
+    literal.includes('/')
+  );
+}

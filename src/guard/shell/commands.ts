@@ -1,0 +1,160 @@
+import type { Judge, SimpleCommand } from './analyze.js';
+import { checkReadsOfAll, shown, valueOf } from './args.js';
+import { FILE_RULES } from './file-commands.js';
+import { judgeInterpreter, interpreterOf } from './interpreters.js';
+import { SPECIAL_RULES } from './special-commands.js';
+import { unwrap } from './wrappers.js';
+import type { Arg } from './words.js';
+
+/**
+ * The judgement of one simple command. In order: the user's patterns and command lists from
+ * the config, then the built-in rules for the command's name (privilege escalation and system
+ * administration denied; wrappers, shells and interpreters looked into; file commands checked
+ * path by path), and for every command, whatever it is, no argument may name a secret.
+ */
+
+export type CommandRule = (command: SimpleCommand, judge: Judge) => void;
+
+/** Becoming someone else, root above all: never in an unattended loop. */
+const PRIVILEGE = new Set([
+  'sudo',
+  'sudoedit',
+  'doas',
+  'su',
+  'pkexec',
+  'run0',
+  'chroot',
+  'nsenter',
+  'unshare',
+  'capsh',
+  'setpriv',
+]);
+
+/** Changes to the machine rather than the project. */
+const SYSTEM = new Set([
+  'mkfs',
+  'mke2fs',
+  'fdisk',
+  'sfdisk',
+  'gdisk',
+  'parted',
+  'wipefs',
+  'dmsetup',
+  'cryptsetup',
+  'losetup',
+  'mknod',
+  'shutdown',
+  'reboot',
+  'halt',
+  'poweroff',
+  'init',
+  'telinit',
+  'kexec',
+  'systemctl',
+  'service',
+  'launchctl',
+  'mount',
+  'umount',
+  'swapon',
+  'swapoff',
+  'iptables',
+  'ip6tables',
+  'nft',
+  'ufw',
+  'useradd',
+  'userdel',
+  'usermod',
+  'groupadd',
+  'groupdel',
+  'passwd',
+  'chpasswd',
+  'visudo',
+  'crontab',
+  'at',
+  'batch',
+  'insmod',
+  'rmmod',
+  'modprobe',
+  'sysctl',
+  'chattr',
+]);
+
+/** Commands whose arguments are text, not files: no secret-name check on them. */
+const TEXT_ONLY = new Set(['echo', 'printf', 'true', 'false', ':', 'test', '[', 'ls', 'stat']);
+
+export function judgeCommand(command: SimpleCommand, judge: Judge): void {
+  const { policy } = judge;
+  const line = commandLine(command);
+  if (matches(policy.allowPatterns, line)) return;
+  const denied = policy.denyPatterns.find((pattern) => matchesPattern(pattern, line));
+  if (denied !== undefined) {
+    judge.deny(
+      'guard.denyPatterns',
+      `\`${shown(command)}\` matches the denied pattern "${denied}"`,
+    );
+    return;
+  }
+  const asked = policy.askPatterns.find((pattern) => matchesPattern(pattern, line));
+  if (asked !== undefined)
+    judge.ask(
+      'guard.askPatterns',
+      `\`${shown(command)}\` matches "${asked}", which needs a person`,
+    );
+  const { name } = command;
+  if (policy.denyCommands.includes(name)) {
+    judge.deny('guard.denyCommands', `\`${name}\` is in guard.denyCommands`);
+    return;
+  }
+  if (policy.askCommands.includes(name))
+    judge.ask('guard.askCommands', `\`${name}\` is in guard.askCommands, which need a person`);
+  const userAllowed = policy.allowCommands.includes(name);
+  if (!userAllowed && PRIVILEGE.has(name)) {
+    judge.deny(
+      'privilege-escalation',
+      `\`${shown(command)}\`: ${name} runs commands as another user; the agent works as itself`,
+    );
+    return;
+  }
+  if (!userAllowed && (SYSTEM.has(name) || name.startsWith('mkfs.'))) {
+    judge.deny(
+      'system-command',
+      `\`${shown(command)}\`: ${name} changes the machine, not the project`,
+    );
+    return;
+  }
+  const inner = unwrap(command, judge);
+  if (inner !== undefined) {
+    if (inner !== 'handled') judge.command(inner);
+    return;
+  }
+  const interpreter = interpreterOf(name);
+  if (interpreter !== undefined) {
+    judgeInterpreter(command, interpreter, judge);
+    return;
+  }
+  const rule = FILE_RULES[name] ?? SPECIAL_RULES[name];
+  if (rule !== undefined) rule(command, judge);
+  if (!TEXT_ONLY.has(name) && !ARGS_ARE_TEXT.has(name))
+    checkReadsOfAll(judge, command, command.args);
+}
+
+/** Commands whose rule above already checked what their arguments read. */
+const ARGS_ARE_TEXT = new Set(['git']);
+
+/** `name arg1 arg2`, with `…` for words known only at run time: what patterns match against. */
+export function commandLine(command: SimpleCommand): string {
+  return [command.name, ...command.args.map((arg: Arg) => valueOf(arg) ?? '…')].join(' ');
+}
+
+function matches(patterns: readonly string[], line: string): boolean {
+  return patterns.some((pattern) => matchesPattern(pattern, line));
+}
+
+/** `*` matches anything (spaces too); everything else literally. */
+export function matchesPattern(pattern: string, line: string): boolean {
+  const source = pattern
+    .split('*')
+    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
+  return new RegExp(`^${source}$`, 's').test(line);
+}

@@ -1,0 +1,223 @@
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { finishedRun, initLine, toolUseLine } from '../run/agent-stream.js';
+import {
+  createFakeLoop,
+  livingGroupMembers,
+  ofType,
+  passing,
+  prdText,
+  story,
+  waitFor,
+  type FakeLoop,
+  type RunningRalph,
+} from '../run/fake-loop.js';
+
+/**
+ * A loop started in one process and watched and steered from others, all through the built
+ * binary: `run --detach`, `list`, `attach`, `stop`, `logs`, and a killed run that shows
+ * ORPHANED and resumes.
+ */
+
+const STORIES = [story(1), story(2), story(3)];
+
+/** A call that waits for `go` before it prints a tool call, then hangs until it is stopped. */
+function liveThenHang(session: string): string {
+  const line = (text: string) => `printf '%s\\n' '${text}'`;
+  return [
+    line(initLine(session)),
+    'while [ ! -f "$FAKE_CLAUDE_SCRIPT_DIR/go" ]; do sleep 0.02; done',
+    line(toolUseLine(session, 'toolu_live', 'Write', { file_path: 'src/live.ts', content: 'x' })),
+    'sleep 30',
+  ].join('\n');
+}
+
+const started: RunningRalph[] = [];
+const groups: number[] = [];
+afterEach(() => {
+  const kill = (pid: number) => {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  for (const each of started.splice(0)) kill(each.pid);
+  for (const group of groups.splice(0)) kill(-group);
+});
+
+async function listed(
+  loop: FakeLoop,
+): Promise<{ state: string; pid?: number; iteration?: number }> {
+  const result = await loop.run(['list', '--json']);
+  expect(result.code).toBe(0);
+  const { loops } = JSON.parse(result.stdout) as {
+    loops: { id: string; state: string; pid?: number }[];
+  };
+  const mine = loops.find((each) => each.id === '.ralph/feature-fake-loop');
+  if (mine === undefined) throw new Error(`loop not listed: ${result.stdout}`);
+  return mine;
+}
+
+describe('background runs', () => {
+  it('detach → list RUNNING → attach sees live events → stop → list PAUSED → run resumes', async () => {
+    const loop = await createFakeLoop(STORIES);
+    await loop.agent(1, {
+      taskList: prdText(passing(STORIES, 'STORY-001')),
+      jsonl: finishedRun('s-one', 'done <promise>STORY_COMPLETE</promise>', 0.02),
+    });
+    await loop.agent(2, { sh: liveThenHang('s-two') });
+    await loop.agent(3, {
+      taskList: prdText(passing(STORIES, 'STORY-001', 'STORY-002')),
+      jsonl: finishedRun('s-three', 'ok', 0.03),
+    });
+    await loop.agent(4, {
+      taskList: prdText(passing(STORIES, 'STORY-001', 'STORY-002', 'STORY-003')),
+      jsonl: finishedRun('s-four', 'all <promise>COMPLETE</promise>', 0.04),
+    });
+
+    const detach = await loop.run(['run', '--detach', '--pause', '0']);
+    expect(detach.stderr).toBe('');
+    expect(detach.code).toBe(0);
+    const pid = Number(/running in the background \(pid (\d+)\)/.exec(detach.stdout)?.[1]);
+    expect(detach.stdout).toContain('ralph attach .ralph/feature-fake-loop');
+    expect(detach.stdout).toContain('ralph stop .ralph/feature-fake-loop');
+
+    expect(await listed(loop)).toMatchObject({ state: 'RUNNING', pid });
+    await waitFor('the second call', () => existsSync(join(loop.scripts, 'argv-2.json')), 10_000);
+    const agent = (await loop.argv(2)).pid;
+    groups.push(agent);
+
+    const attach = loop.start(['attach']);
+    started.push(attach);
+    // History first: the current run so far, up to the second iteration's start.
+    await waitFor(
+      'attach to replay',
+      () => attach.stdout().includes('▶ iteration 2: STORY-002'),
+      10_000,
+    );
+    expect(attach.stdout()).toContain('✓ iteration 1 progress: STORY-001 now passing');
+    const go = Date.now();
+    await writeFile(join(loop.scripts, 'go'), '');
+    await waitFor(
+      'the live tool call',
+      () => attach.stdout().includes('· Write src/live.ts'),
+      5000,
+    );
+    const latency = Date.now() - go;
+    expect(latency).toBeLessThan(1500); // fs.watch: the fake's own 20 ms wait dominates
+    console.log(`attach: live event shown ${latency} ms after the agent printed it`);
+
+    // Ctrl+C on another attach detaches it and leaves the loop running.
+    const second = loop.start(['attach', '--history', '1']);
+    started.push(second);
+    // Its history line comes after its Ctrl+C handler is in place.
+    await waitFor('the second attach', () => second.stdout() !== '', 10_000);
+    process.kill(second.pid, 'SIGINT');
+    const detached = await second.exited;
+    expect(detached.code).toBe(0);
+    expect(detached.stderr).toContain('ralph: detached; the loop keeps running');
+    expect(await listed(loop)).toMatchObject({ state: 'RUNNING', pid });
+
+    const stop = await loop.run(['stop']);
+    expect(stop.stderr).toBe('');
+    expect(stop.code).toBe(0);
+    expect(stop.stdout).toContain(
+      `Stopped the run in .ralph/feature-fake-loop (pid ${pid}): PAUSED after iteration 2.`,
+    );
+    const attached = await attach.exited;
+    expect(attached.code).toBe(0); // attach ends with the run
+    expect(attached.stdout).toContain('run PAUSED: interrupted');
+    expect(await livingGroupMembers(agent)).toEqual([]); // the agent's whole tree ended
+    expect(await listed(loop)).toMatchObject({ state: 'PAUSED', iteration: 2 });
+    const runLog = await readFile(join(loop.dir, 'logs', 'run.log'), 'utf8');
+    // The background run got the user's options back, and skipped the preflight already passed.
+    expect(runLog).toContain(`=== ralph run ${loop.dir} --pause 0 --skip-preflight (background,`);
+    expect(runLog).toContain('ralph: PAUSED — interrupted. 2 iterations');
+
+    const resumed = await loop.run(['run', '--pause', '0', '--no-archive']);
+    expect(resumed.code).toBe(0);
+    const runs = ofType(await loop.events(), 'run_started');
+    expect(runs.map((each) => each.resumedAfterIteration)).toEqual([0, 2]);
+    expect(await listed(loop)).toMatchObject({ state: 'COMPLETE', iteration: 4 });
+
+    const logs = await loop.run(['logs', '--iteration', '1']);
+    expect(logs.code).toBe(0);
+    expect(logs.stdout).toContain('── iteration 1 ──');
+    expect(logs.stdout).toContain('→ Bash npm test');
+    expect(logs.stdout).toContain('  ← Tests: 4 passed');
+    expect(logs.stdout).toMatch(/■ result: success · 2 turns · \$0\.0200/);
+  });
+
+  it('a killed loop shows ORPHANED, cannot be stopped, and resumes', async () => {
+    const loop = await createFakeLoop(STORIES.slice(0, 1));
+    await loop.agent(1, { sh: `printf '%s\\n' '${initLine('s-hang')}'\nsleep 30` });
+    await loop.agent(2, {
+      taskList: prdText(passing(STORIES.slice(0, 1), 'STORY-001')),
+      jsonl: finishedRun('s-ok', 'ok', 0.01),
+    });
+    const run = loop.start(['run', '--pause', '0', '--no-archive']);
+    started.push(run);
+    await waitFor(
+      'the agent to start',
+      () => existsSync(join(loop.scripts, 'argv-1.json')),
+      10_000,
+    );
+    groups.push((await loop.argv(1)).pid);
+    await waitFor('RUNNING', async () => (await listed(loop)).state === 'RUNNING', 10_000);
+    process.kill(run.pid, 'SIGKILL'); // no chance to record an end or release the lock
+    await run.exited;
+
+    expect(await listed(loop)).toMatchObject({ state: 'ORPHANED', pid: run.pid });
+    const text = await loop.run(['list']);
+    expect(text.stdout).toMatch(
+      /ORPHANED\s+\.ralph\/feature-fake-loop .*process gone: `ralph run` resumes/,
+    );
+    const stop = await loop.run(['stop']);
+    expect(stop.code).toBe(1);
+    expect(stop.stderr).toContain('is gone without recording an end (ORPHANED)');
+    expect(stop.stderr).toContain('hint: `ralph run .ralph/feature-fake-loop` resumes it.');
+
+    const resumed = await loop.run(['run', '--pause', '0', '--no-archive']);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain('took over a stale lock');
+    expect(
+      ofType(await loop.events(), 'run_started').map((each) => each.resumedAfterIteration),
+    ).toEqual([0, 1]);
+    expect(await listed(loop)).toMatchObject({ state: 'COMPLETE' });
+  });
+
+  it('logs -f follows the agent of the running iteration, then the next, until the run ends', async () => {
+    const loop = await createFakeLoop(STORIES.slice(0, 2));
+    await loop.agent(1, {
+      sh: 'while [ ! -f "$FAKE_CLAUDE_SCRIPT_DIR/go" ]; do sleep 0.02; done',
+      taskList: prdText(passing(STORIES.slice(0, 2), 'STORY-001')),
+      jsonl: finishedRun('s-a', 'a', 0.01),
+    });
+    await loop.agent(2, {
+      taskList: prdText(passing(STORIES.slice(0, 2), 'STORY-001', 'STORY-002')),
+      jsonl: finishedRun('s-b', 'b', 0.01),
+    });
+    const run = loop.start(['run', '--pause', '0', '--no-archive']);
+    started.push(run);
+    await waitFor(
+      'the agent to start',
+      () => existsSync(join(loop.scripts, 'argv-1.json')),
+      10_000,
+    );
+    const follow = loop.start(['logs', '-f']);
+    started.push(follow);
+    await waitFor('logs -f to start', () => follow.stdout().includes('── iteration 1 ──'), 10_000);
+    await writeFile(join(loop.scripts, 'go'), '');
+    const done = await follow.exited;
+    expect(done.code).toBe(0);
+    const out = done.stdout;
+    expect(out.indexOf('── iteration 1 ──')).toBeLessThan(out.indexOf('● session s-a'));
+    expect(out.indexOf('● session s-a')).toBeLessThan(out.indexOf('── iteration 2 ──'));
+    expect(out.indexOf('── iteration 2 ──')).toBeLessThan(out.indexOf('● session s-b'));
+    expect(out).toContain('■ result: success');
+    expect((await run.exited).code).toBe(0);
+  });
+});
