@@ -69,6 +69,9 @@ export async function runAttempts(
     let queued = Promise.resolve();
     const queue = (event: LoopEvent): void => {
       queued = queued.then(() => ctx.emit(event));
+      // Handled here so a failing reporter cannot crash the process while the agent still runs;
+      // `await queued` below rethrows it once the agent is done.
+      queued.catch(() => undefined);
     };
     const report = await runIteration(setup, {
       before: document,

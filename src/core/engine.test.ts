@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AgentAdapter, AgentRunRequest, AgentRunResult } from '../agents/types.js';
 import type { Clock } from '../safety/clock.js';
+import { RalphError } from '../util/errors.js';
 import { runLoop, type LoopOptions } from './engine.js';
 import type { LoopEvent } from './events.js';
 
@@ -231,17 +232,86 @@ describe('runLoop', () => {
   it('resumes with the iteration count and cost of a paused run', async () => {
     const dir = await loopDir();
     const agent = fakeAgent(dir, [pass('STORY-001')]);
+    // -n counts this run's iterations; the numbering goes on from the paused run's.
     const { result, events } = await run(dir, agent, {
-      maxIterations: 5,
+      maxIterations: 1,
       resume: { iteration: 4, costUsd: 1.5 },
     });
     expect(events[0]).toMatchObject({
       type: 'run_started',
       resumedAfterIteration: 4,
+      maxIterations: 5,
       costUsd: 1.5,
     });
+    expect(agent.requests[0]?.logFile).toBe(join(dir, 'logs', 'iteration-5-attempt-1.jsonl'));
     expect(result).toMatchObject({ state: 'REACHED_LIMIT', iterations: 5 });
     expect(result.costUsd).toBeCloseTo(1.51);
+  });
+
+  it('numbers a new run on from the last one, so earlier logs are never overwritten', async () => {
+    const dir = await loopDir();
+    const agent = fakeAgent(dir, []);
+    const { result } = await run(dir, agent, { maxIterations: 2, lastIteration: 7 });
+    expect(agent.requests.map((request) => request.logFile)).toEqual([
+      join(dir, 'logs', 'iteration-8-attempt-1.jsonl'),
+      join(dir, 'logs', 'iteration-9-attempt-1.jsonl'),
+    ]);
+    expect(result).toMatchObject({ state: 'REACHED_LIMIT', iterations: 9, costUsd: 0.02 });
+  });
+
+  it('starts each iteration from the task list on disk, with the edits a person made', async () => {
+    const dir = await loopDir();
+    const file = join(dir, 'prd.json');
+    const agent = fakeAgent(dir, []);
+    let edited = false;
+    const clockThatEdits: Clock = {
+      now: clock.now,
+      // Between iterations (the pause), a person adds a story with a higher priority.
+      sleep: async () => {
+        if (edited) return;
+        edited = true;
+        const prd = JSON.parse(await readFile(file, 'utf8')) as { userStories: unknown[] };
+        prd.userStories.unshift({
+          id: 'STORY-000',
+          title: 'urgent',
+          acceptanceCriteria: [],
+          priority: 0,
+          passes: false,
+        });
+        await writeFile(file, JSON.stringify(prd, null, 2));
+      },
+    };
+    const events: LoopEvent[] = [];
+    await runLoop(options(dir, { maxIterations: 2 }), {
+      agent,
+      clock: clockThatEdits,
+      signal: new AbortController().signal,
+      reporters: [{ onEvent: (event) => void events.push(event) }],
+    });
+    expect(events.some((event) => event.type === 'task_list_restored')).toBe(false);
+    expect(agent.requests[1]?.prompt).toContain('Work on **STORY-000: urgent**');
+    const prd = JSON.parse(await readFile(file, 'utf8')) as { userStories: { id: string }[] };
+    expect(prd.userStories.map((story) => story.id)).toEqual(['STORY-000', ...STORIES]);
+  });
+
+  it('ends with ERROR and its state written when the agent refuses a story it cannot run', async () => {
+    const dir = await loopDir();
+    const refusing: Step = () => {
+      throw new RalphError('AGENT_CONFIG', 'MCP server "nope" is configured nowhere', {
+        hint: 'claude mcp add nope …',
+      });
+    };
+    const { result, events } = await run(dir, fakeAgent(dir, [refusing]));
+    expect(result).toMatchObject({
+      state: 'ERROR',
+      exitCode: 2,
+      reason: 'MCP server "nope" is configured nowhere',
+    });
+    expect(events.at(-1)).toMatchObject({
+      type: 'run_finished',
+      state: 'ERROR',
+      hint: 'claude mcp add nope …',
+    });
   });
 
   it('pauses with exit 130 when the signal aborts during an iteration', async () => {

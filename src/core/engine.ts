@@ -5,6 +5,7 @@ import { ZERO_TOKENS } from '../safety/budget.js';
 import { localTimeZone } from '../safety/reset-time.js';
 import { DEFAULT_SAFETY } from '../safety/settings.js';
 import { loopPaths } from '../state/paths.js';
+import { RalphError } from '../util/errors.js';
 import { runAttempts } from './attempt.js';
 import type { BreakerSnapshot, LoopEvent } from './events.js';
 import { budgetGate } from './gates.js';
@@ -52,7 +53,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     timeZone: deps.timeZone ?? localTimeZone(),
     random: deps.random ?? Math.random,
   };
-  let iteration = options.resume?.iteration ?? 0;
+  let iteration = options.resume?.iteration ?? options.lastIteration ?? 0;
   let document = await readTaskListFile(options.taskListFile);
 
   // A usage-limit wait interrupted by a restart resumes the same iteration at its next attempt.
@@ -62,6 +63,9 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     iteration = pending.iteration - 1;
     firstAttempt = pending.attempt;
   }
+
+  // -n counts the iterations of this run; the numbering itself goes on across runs.
+  const lastAllowed = iteration + options.maxIterations;
 
   const transitions = [
     ...(settings.resetBreaker ? [safety.observeBreaker({ type: 'reset' }, deps.clock.now())] : []),
@@ -76,7 +80,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     loopDir: options.loopDir,
     feature: options.feature,
     resumedAfterIteration: options.resume?.iteration ?? 0,
-    maxIterations: options.maxIterations,
+    maxIterations: lastAllowed,
     storiesTotal: start.total,
     storiesPassing: start.passing,
     costUsd: ctx.run.costUsd,
@@ -131,14 +135,22 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
 
   for (;;) {
     if (deps.signal.aborted) return finish(interrupted(''));
+    // The person may edit the task list between iterations (add a story, fix a criterion):
+    // each iteration starts from the file as it is now, never from ralph's copy.
+    try {
+      document = await readTaskListFile(options.taskListFile);
+    } catch (error) {
+      if (!(error instanceof RalphError)) throw error;
+      return finish(stateError(error));
+    }
     const summary = summarise(document.taskList);
     if (summary.total > 0 && summary.passing === summary.total) {
       return finish(await completed(safety, deps));
     }
-    if (iteration >= options.maxIterations) {
+    if (iteration >= lastAllowed) {
       return finish({
         state: 'REACHED_LIMIT',
-        reason: `max iterations reached (${options.maxIterations})`,
+        reason: `max iterations reached (${options.maxIterations} in this run)`,
         stopReason: 'max_iterations',
         exitCode: 1,
       });
@@ -166,14 +178,22 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
       spec: options.hasSpec ? shown(paths.spec) : undefined,
       specsDir: options.hasSpecsDir ? `${shown(paths.specsDir)}/` : undefined,
     });
-    const outcome = await runAttempts(ctx, setup, {
-      iteration,
-      firstAttempt,
-      story,
-      model,
-      prompt,
-      before: document,
-    });
+    let outcome;
+    try {
+      outcome = await runAttempts(ctx, setup, {
+        iteration,
+        firstAttempt,
+        story,
+        model,
+        prompt,
+        before: document,
+      });
+    } catch (error) {
+      // A problem a person must fix (e.g. a story names an MCP server that is configured
+      // nowhere) ends the run cleanly, with its state written, instead of leaving it RUNNING.
+      if (!(error instanceof RalphError)) throw error;
+      return finish(stateError(error));
+    }
     firstAttempt = 1;
     document = outcome.document;
     if (outcome.kind === 'stop') return finish(outcome.stop);
@@ -182,6 +202,16 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     if (outcome.report.outcome === 'complete') return finish(await completed(safety, deps));
     await deps.clock.sleep(options.pauseMs, deps.signal);
   }
+}
+
+function stateError(error: RalphError): Stop {
+  return {
+    state: 'ERROR',
+    reason: error.message,
+    stopReason: 'invalid_input',
+    exitCode: error.exitCode,
+    ...(error.hint === undefined ? {} : { hint: error.hint }),
+  };
 }
 
 function positive(limit: number | undefined): number | undefined {

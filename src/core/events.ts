@@ -44,6 +44,8 @@ export type StopReason =
   | 'budget'
   | 'usage_limit'
   | 'fatal'
+  /** A problem a person must fix in the task list or configuration (exit 2). */
+  | 'invalid_input'
   | 'interrupted';
 
 /** The circuit breaker as a reader shows it: "CLOSED, no progress 2/3". */

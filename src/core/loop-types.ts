@@ -23,6 +23,11 @@ export interface LoopOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** Continue a paused or crashed run: its iteration count, cost and tokens carry over. */
   resume?: { iteration: number; costUsd: number; tokens?: TokenUsage | undefined } | undefined;
+  /**
+   * The last iteration number any earlier run of this loop directory reached. Numbering goes on
+   * from it, so a new run never overwrites an earlier run's iteration logs.
+   */
+  lastIteration?: number | undefined;
   /** Whether spec.md / specs/ exist, so the prompt only names files that are there. */
   hasSpec: boolean;
   hasSpecsDir: boolean;

@@ -22,12 +22,13 @@ export async function printDryRun(
   const story = nextStory(document.taskList);
   const shown = (path: string): string => relative(options.cwd, path) || '.';
   const paths = loopPaths(options.loopDir);
+  const start = options.resume?.iteration ?? options.lastIteration ?? 0;
   const plan = {
     loopDir: options.loopDir,
     taskList: options.taskListFile,
     stories: { total: summary.total, passing: summary.passing },
-    iteration: (options.resume?.iteration ?? 0) + 1,
-    maxIterations: options.maxIterations,
+    iteration: start + 1,
+    maxIterations: start + options.maxIterations,
     prompt: prepared.promptSource,
     next: story === undefined ? null : { id: story.id, title: story.title },
     model: story === undefined ? null : selectModel(story, document.taskList, options.models),
@@ -69,7 +70,7 @@ export async function printDryRun(
     out,
     `Task list:      ${shown(options.taskListFile)} (${summary.passing}/${summary.total} passing)`,
   );
-  writeLine(out, `Iteration:      ${plan.iteration} of at most ${options.maxIterations}`);
+  writeLine(out, `Iteration:      ${plan.iteration} (this run stops after ${plan.maxIterations})`);
   if (story === undefined || plan.model === null || plan.command === null) {
     writeLine(
       out,

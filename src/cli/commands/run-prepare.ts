@@ -85,7 +85,7 @@ export async function prepareRun(input: {
   const { template, source } = await promptTemplate(context.cwd, resolved.dir, input.promptFile);
   const paths = loopPaths(resolved.dir);
   const warnings = [...resolved.warnings, ...found.warnings];
-  const resume = await resumePoint(resolved.dir, warnings);
+  const { resume, lastIteration } = await previousRun(resolved.dir, warnings);
   const permission: PermissionMode = config.agents.claude.dangerouslySkipPermissions
     ? { kind: 'skip' }
     : { kind: 'mode', mode: 'acceptEdits' };
@@ -108,6 +108,7 @@ export async function prepareRun(input: {
       completionPatterns: config.completionPatterns,
       env: context.env,
       resume,
+      lastIteration,
       hasSpec: await exists(paths.spec),
       hasSpecsDir: await exists(paths.specsDir),
       safety: safetySettingsFrom(config, input.resetBreaker === true),
@@ -117,30 +118,41 @@ export async function prepareRun(input: {
   };
 }
 
+export interface PreviousRun {
+  /** Set when the run continues a paused one, or one whose process died. */
+  resume: { iteration: number; costUsd: number; tokens?: TokenUsage } | undefined;
+  /** The last iteration number any earlier run reached: numbering goes on from it. */
+  lastIteration: number;
+}
+
 /**
- * Where a new run continues from: a paused run, or one whose process died (a RUNNING status
+ * What a new run continues from: a paused run, or one whose process died (a RUNNING status
  * with no live holder — callers read this again once they hold the lock), keeps its iteration
- * count and cost. A status.json that cannot be read is reported and ignored: the run rewrites it.
+ * count and cost; any earlier run keeps its iteration numbers (and so its logs). A status.json
+ * that cannot be read is reported and ignored: the run rewrites it.
  */
-export async function resumePoint(
-  loopDir: string,
-  warnings: string[],
-): Promise<{ iteration: number; costUsd: number; tokens?: TokenUsage } | undefined> {
+export async function previousRun(loopDir: string, warnings: string[]): Promise<PreviousRun> {
   let previous;
   try {
     previous = await readStatus(loopDir);
   } catch (error) {
     if (!(error instanceof RalphError)) throw error;
     warnings.push(`${error.message}; starting a new run (the file will be rewritten)`);
-    return undefined;
+    return { resume: undefined, lastIteration: 0 };
   }
-  if (previous === undefined) return undefined;
-  if (previous.state !== 'PAUSED' && previous.state !== 'RUNNING') return undefined;
+  if (previous === undefined) return { resume: undefined, lastIteration: 0 };
+  const lastIteration = previous.iteration;
+  if (previous.state !== 'PAUSED' && previous.state !== 'RUNNING') {
+    return { resume: undefined, lastIteration };
+  }
   const tokens = tokenCountsSchema.safeParse(previous.tokens);
   return {
-    iteration: previous.iteration,
-    costUsd: previous.costUsd ?? 0,
-    ...(tokens.success ? { tokens: tokens.data } : {}),
+    resume: {
+      iteration: previous.iteration,
+      costUsd: previous.costUsd ?? 0,
+      ...(tokens.success ? { tokens: tokens.data } : {}),
+    },
+    lastIteration,
   };
 }
 

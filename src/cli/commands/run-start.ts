@@ -13,7 +13,7 @@ import { acquireLock } from '../../state/lock.js';
 import type { NotifySettings } from '../../state/notify-config-schema.js';
 import { loopPaths } from '../../state/paths.js';
 import { writeLine, type CliContext } from '../context.js';
-import { printWarnings, resumePoint, type PreparedRun } from './run-prepare.js';
+import { previousRun, printWarnings, type PreparedRun } from './run-prepare.js';
 import { startRunGuard } from './run-guard.js';
 
 export interface StartOptions {
@@ -47,7 +47,7 @@ export async function startRun(
   });
   // Read the resume point again now that no other run can change it underneath us.
   const warnings = [...lock.warnings];
-  const resume = await resumePoint(loopDir, warnings);
+  const { resume, lastIteration } = await previousRun(loopDir, warnings);
   printWarnings(context, [...new Set([...prepared.warnings, ...warnings])]);
   const controller = new AbortController();
   const stop = (): void => {
@@ -64,7 +64,7 @@ export async function startRun(
     await lock.release();
     throw error;
   });
-  const unguarded = { ...prepared.options, resume };
+  const unguarded = { ...prepared.options, resume, lastIteration };
   const loopOptions = guard === undefined ? unguarded : guard.apply(unguarded);
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
@@ -107,7 +107,7 @@ export async function startRun(
       askUsageLimit: options.askUsageLimit,
     });
     // Archive a feature once, when this run finished it: not again on every later `ralph run`.
-    const finishedNow = result.iterations > (resume?.iteration ?? 0);
+    const finishedNow = result.iterations > (resume?.iteration ?? lastIteration);
     if (result.state === 'COMPLETE' && options.archive && finishedNow) {
       const target = await archiveLoop(loopDir, {
         feature: prepared.options.feature,

@@ -158,7 +158,7 @@ describe('ralph run with a fake claude: the main paths', () => {
 
     const run = await loop.run(['run', '-n', '2', ...FAST]);
     expect(run.code, run.stdout + run.stderr).toBe(1);
-    expect(run.stdout).toContain('REACHED_LIMIT — max iterations reached (2)');
+    expect(run.stdout).toContain('REACHED_LIMIT — max iterations reached (2 in this run)');
     expect(await loop.calls()).toBe(2);
     expect(await loop.prd()).toBe(prdText(stories));
     expect(await loop.status()).toMatchObject({
@@ -167,7 +167,7 @@ describe('ralph run with a fake claude: the main paths', () => {
       maxIterations: 2,
       storiesPassing: 0,
       costUsd: 0.02,
-      exitReason: 'max iterations reached (2)',
+      exitReason: 'max iterations reached (2 in this run)',
       lastResult: 'no_progress: no story was marked passing',
     });
     const events = await loop.events();
