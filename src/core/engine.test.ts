@@ -265,7 +265,7 @@ describe('runLoop', () => {
     const agent = fakeAgent(dir, []);
     let edited = false;
     const clockThatEdits: Clock = {
-      now: clock.now,
+      now: () => clock.now(),
       // Between iterations (the pause), a person adds a story with a higher priority.
       sleep: async () => {
         if (edited) return;
