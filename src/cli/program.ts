@@ -19,6 +19,8 @@ import type { CliContext } from './context.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
+const HELP_WIDTH = 100;
+
 /** How a command reports its exit code back to main() without touching process globals. */
 export type SetExitCode = (code: number) => void;
 
@@ -43,6 +45,9 @@ export function createProgram(context: CliContext, setExitCode: SetExitCode): Co
     writeErr: (text) => context.stderr.write(text),
   });
   program.exitOverride();
+  // Descriptions are written as short paragraphs of lines up to ~100 columns; narrower wrapping
+  // would break every line in two.
+  program.configureHelp({ helpWidth: HELP_WIDTH });
 
   for (const command of [
     initCommand(context, setExitCode),
@@ -71,6 +76,8 @@ export function createProgram(context: CliContext, setExitCode: SetExitCode): Co
     });
     command.exitOverride();
     command.showSuggestionAfterError(true);
+    command.configureHelp({ helpWidth: HELP_WIDTH });
+    for (const sub of command.commands) sub.configureHelp({ helpWidth: HELP_WIDTH });
   }
   return program;
 }
