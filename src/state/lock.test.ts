@@ -221,3 +221,24 @@ describe('isProcessAlive', () => {
     expect(isProcessAlive(1)).toBe(true);
   });
 });
+
+describe('isProcessAlive', () => {
+  it('counts an exited but unreaped child (a zombie) as gone', async () => {
+    const { spawn } = await import('node:child_process');
+    const shell = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const pid = Number(
+      (
+        await new Promise<string>((resolve) =>
+          shell.stdout.once('data', (data: Buffer) => resolve(data.toString())),
+        )
+      ).trim(),
+    );
+    // `exec sleep` replaced the shell without reaping its child: the child stays a zombie.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(isProcessAlive(pid)).toBe(false);
+    expect(isProcessAlive(shell.pid!)).toBe(true);
+    shell.kill('SIGKILL');
+  });
+});

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, rmdir, unlink } from 'node:fs/promises';
 import { hostname as osHostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -62,7 +63,7 @@ export interface AcquireOptions {
 export const isProcessAlive: IsAlive = (pid) => {
   try {
     process.kill(pid, 0);
-    return true;
+    return !isZombie(pid);
   } catch (error) {
     return errorCode(error) === 'EPERM';
   }
@@ -266,4 +267,19 @@ function lockedError(dir: string, lockPath: string, holder: LockHolder, host: st
 
 function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/**
+ * A process that has exited but was not reaped (a container whose pid 1 does not reap orphans)
+ * still answers signal 0: on Linux /proc says it is a zombie (state Z), i.e. gone. Elsewhere
+ * there is no /proc and the signal's answer stands.
+ */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name in parentheses may hold spaces and parentheses: the state follows the last ')'.
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
+  }
 }
