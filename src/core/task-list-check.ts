@@ -14,6 +14,12 @@ export type TaskListCheck =
   | { ok: true; after: TaskListDocument }
   | { ok: false; problems: string[]; restoredText: string; kept: string[] };
 
+/**
+ * Story fields the agent owns. `completed_iteration` is Ralph Loop v2's feature_list field that
+ * its prompt tells the agent to set along with `passes`.
+ */
+const AGENT_FIELDS = ['passes', 'notes', 'completed_iteration'] as const;
+
 /** Story fields that belong to the plan; the agent must leave them as they were. */
 const PLAN_FIELDS = [
   'title',
@@ -113,8 +119,7 @@ function withoutAgentFields(doc: TaskListDocument): unknown {
     for (const story of stories) {
       if (story !== null && typeof story === 'object') {
         const fields = story as Record<string, unknown>;
-        delete fields.passes;
-        delete fields.notes;
+        for (const field of AGENT_FIELDS) delete fields[field];
       }
     }
   }
