@@ -245,6 +245,7 @@ async function emitFinished(
     storySpend: spendOf(ctx.safety.storySpending(plan.story.id)),
     runSpend: spendOf(ctx.run),
     callsLastHour: ctx.safety.checkRate(ctx.deps.clock.now()).calls,
+    deniedTools: (agent.result?.permissionDenials ?? []).map((denial) => denial.toolName),
   });
 }
 

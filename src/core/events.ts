@@ -128,6 +128,8 @@ export type LoopEvent =
       runSpend?: Spend;
       /** Agent calls in the last hour, this one included. */
       callsLastHour?: number;
+      /** Tool calls refused in this attempt (the guard's denials included), by tool name. */
+      deniedTools?: string[];
     })
   | (Base & {
       type: 'breaker_changed';

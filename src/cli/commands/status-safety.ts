@@ -111,6 +111,18 @@ export function printSafety(
         .join(', '),
     );
   }
+  const denied = status?.deniedToolCalls;
+  if (typeof denied === 'number' && denied > 0) {
+    const last = status?.lastDenied as { iteration?: number; tools?: string[] } | undefined;
+    row(
+      'Denied:',
+      `${denied} tool ${denied === 1 ? 'call' : 'calls'} this run${
+        last?.tools === undefined
+          ? ''
+          : ` (last: iteration ${String(last.iteration)}: ${last.tools.join(', ')})`
+      }; details: ralph logs --audit`,
+    );
+  }
   const { breaker } = report;
   row(
     'Breaker:',

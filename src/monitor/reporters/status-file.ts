@@ -78,6 +78,13 @@ function update(status: Status, event: LoopEvent): Status | undefined {
         storiesPassing: event.storiesPassing,
         storiesTotal: event.storiesTotal,
         lastResult: `${event.outcome}: ${event.detail}`,
+        // Refused tool calls (the guard's denials among them) over the run, and the latest ones.
+        ...(event.deniedTools === undefined || event.deniedTools.length === 0
+          ? {}
+          : {
+              deniedToolCalls: (numberOr(status.deniedToolCalls) ?? 0) + event.deniedTools.length,
+              lastDenied: { iteration: event.iteration, tools: event.deniedTools },
+            }),
         costUsd: event.runSpend?.costUsd ?? (status.costUsd ?? 0) + (event.costUsd ?? 0),
         ...(event.runSpend === undefined ? {} : { tokens: { ...event.runSpend.tokens } }),
         ...(event.sessionId === undefined ? {} : { sessionId: event.sessionId }),
@@ -149,4 +156,8 @@ function notWaiting(status: Status): Status {
   const copy = { ...status };
   delete copy.waiting;
   return copy;
+}
+
+function numberOr(value: unknown): number | undefined {
+  return typeof value === 'number' ? value : undefined;
 }

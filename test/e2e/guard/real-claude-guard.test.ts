@@ -152,6 +152,13 @@ describe('the guard in ralph run, with the real Claude Code CLI', () => {
       audit.filter((entry) => entry.decision === 'allow').map((entry) => entry.input),
     ).toContain('npm test');
     expect(audit.every((entry) => entry.sessionId === fake?.sessions()[0])).toBe(true);
+    // The denials reach status.json (and, through the result line, the breaker's count).
+    const status = JSON.parse(readFileSync(join(repo, LOOP, 'status.json'), 'utf8')) as {
+      deniedToolCalls?: number;
+      lastDenied?: { tools: string[] };
+    };
+    expect(status.deniedToolCalls).toBe(3);
+    expect(status.lastDenied?.tools).toEqual(['Bash', 'Bash', 'Write']);
   }, 90_000);
 
   it('fails closed: ralph (and its guard service) killed mid-iteration, the next dangerous call does not run', async () => {
