@@ -1,3 +1,4 @@
+import { killRunningProcessGroups } from '../../agents/spawn.js';
 import type { AgentAdapter } from '../../agents/types.js';
 import type { LoopDependencies, LoopResult, runLoop as RunLoop } from '../../core/engine.js';
 import type { Reporter } from '../../core/events.js';
@@ -70,6 +71,8 @@ export async function startRun(
   process.on('SIGTERM', stop);
   // Closing the terminal must pause the run too, or the detached agent outlives ralph.
   process.on('SIGHUP', stop);
+  process.on('SIGTSTP', suspend);
+  process.on('SIGCONT', carryOn);
   const out = (line: string): void => {
     writeLine(options.json ? context.stderr : context.stdout, line);
   };
@@ -120,7 +123,24 @@ export async function startRun(
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     process.off('SIGHUP', stop);
+    process.off('SIGTSTP', suspend);
+    process.off('SIGCONT', carryOn);
     await guard?.close();
     await lock.release();
   }
+}
+
+/**
+ * Ctrl+Z stops only the terminal's foreground process group, and the agents run in groups of
+ * their own: they would go on calling tools while the guard service inside the stopped ralph
+ * cannot answer — and Claude Code runs a tool whose HTTP hook times out. So the agents stop with
+ * ralph, and go on with it (`fg` sends SIGCONT).
+ */
+function suspend(): void {
+  killRunningProcessGroups('SIGSTOP');
+  process.kill(process.pid, 'SIGSTOP');
+}
+
+function carryOn(): void {
+  killRunningProcessGroups('SIGCONT');
 }

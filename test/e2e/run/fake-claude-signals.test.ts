@@ -187,6 +187,29 @@ describe('ralph run with a fake claude: stopping agents', () => {
     expect(existsSync(join(loop.dir, '.ralph.lock'))).toBe(false);
   }, 10_000);
 
+  it('on Ctrl+Z (SIGTSTP) stops the agent tree with ralph, and fg (SIGCONT) resumes both', async () => {
+    const loop = await createFakeLoop([story(1)]);
+    await loop.agent(1, { sh: hanging('session-tstp') });
+    const first = loop.start(['run', '--pause', '0']);
+    started.push(first);
+    const { agent, grandchild } = await hangingPids(loop, 1);
+    process.kill(first.pid, 'SIGTSTP');
+    await waitFor('ralph and its agent to stop', async () =>
+      (await Promise.all([first.pid, agent, grandchild].map(processState))).every(
+        (state) => state === 'T',
+      ),
+    );
+    process.kill(first.pid, 'SIGCONT');
+    await waitFor('both to run again', async () =>
+      (await Promise.all([first.pid, agent, grandchild].map(processState))).every(
+        (state) => state !== 'T',
+      ),
+    );
+    process.kill(first.pid, 'SIGINT');
+    expect((await first.exited).code).toBe(130);
+    expect(await livingGroupMembers(agent)).toEqual([]);
+  }, 10_000);
+
   it('refuses a second ralph run on the same loop directory with the holder pid (exit 2)', async () => {
     const loop = await createFakeLoop([story(1)]);
     await loop.agent(1, { sh: hanging('session-busy') });
@@ -207,3 +230,10 @@ describe('ralph run with a fake claude: stopping agents', () => {
     await expectFilesAgree(loop);
   }, 10_000);
 });
+
+/** The state letter of /proc/<pid>/stat: R, S, T (stopped), Z, …; '?' once the process is gone. */
+async function processState(pid: number): Promise<string> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const end = stat.lastIndexOf(')');
+  return end < 0 ? '?' : stat.slice(end + 2, end + 3);
+}
