@@ -5,7 +5,7 @@ import { readTaskListFile, type TaskListDocument } from '../plan/read.js';
 import { checkSpecSync } from '../plan/spec-sync.js';
 import { parseSpec, structureProblems, type Spec } from '../plan/spec.js';
 import { findGitRepo } from '../state/git.js';
-import { findTaskListFile, loopPaths, resolveLoopDir } from '../state/paths.js';
+import { findTaskListFile, isFile, loopPaths, resolveLoopDir } from '../state/paths.js';
 import { formatLocation, RalphError } from '../util/errors.js';
 
 /**
@@ -278,9 +278,4 @@ async function checkAgent(options: PreflightOptions, checks: PreflightCheck[]): 
 function displayPath(cwd: string, path: string): string {
   const shown = relative(cwd, path);
   return shown === '' ? '.' : shown.startsWith('..') ? path : `${shown}/`;
-}
-
-async function isFile(path: string): Promise<boolean> {
-  const stats = await stat(path).catch(() => undefined);
-  return stats?.isFile() ?? false;
 }

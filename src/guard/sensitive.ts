@@ -15,6 +15,7 @@ const SENSITIVE_NAMES: readonly [RegExp, string][] = [
   [/\.(p12|pfx)$/i, '*.p12/*.pfx'],
   [/^id_(rsa|dsa|ecdsa|ed25519)/, 'id_rsa*/id_ed25519*'],
   [/^credentials/i, 'credentials*'],
+  [/^\.credentials\.json$/i, '.credentials.json'],
   [/^secrets/i, 'secrets*'],
   [/^\.(netrc|pgpass|git-credentials)$/, '.netrc/.pgpass/.git-credentials'],
 ];
@@ -30,6 +31,8 @@ const SENSITIVE_IN_HOME = [
   '.docker/config.json',
   '.kube',
   '.config/gh/hosts.yml',
+  '.claude/.credentials.json',
+  '.netrc',
 ];
 
 /** The rule that makes `path` (absolute, real) sensitive, or undefined. */

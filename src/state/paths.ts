@@ -180,7 +180,7 @@ async function firstExisting<Kind extends string>(
   return { ...chosen, warnings };
 }
 
-async function isFile(path: string): Promise<boolean> {
+export async function isFile(path: string): Promise<boolean> {
   const stats = await stat(path).catch(() => undefined);
   return stats?.isFile() ?? false;
 }

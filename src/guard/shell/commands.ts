@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { globSensitiveRule } from '../sensitive.js';
 import type { Judge, SimpleCommand } from './analyze.js';
 import { checkReadsOfAll, shown, valueOf } from './args.js';
 import { FILE_RULES } from './file-commands.js';
@@ -136,6 +138,59 @@ export function judgeCommand(command: SimpleCommand, judge: Judge): void {
   if (rule !== undefined) rule(command, judge);
   if (!TEXT_ONLY.has(name) && !ARGS_ARE_TEXT.has(name))
     checkReadsOfAll(judge, command, command.args);
+  if (FILE_READERS.has(name)) checkDynamicReads(command, judge);
+}
+
+/** Commands that print or copy the files they are given. */
+const FILE_READERS = new Set([
+  'cat',
+  'tac',
+  'less',
+  'more',
+  'head',
+  'tail',
+  'cp',
+  'base64',
+  'base32',
+  'xxd',
+  'od',
+  'hexdump',
+  'hd',
+  'strings',
+  'nl',
+  'diff',
+  'cmp',
+  'rev',
+  'fold',
+  'zcat',
+  'bat',
+  'view',
+]);
+
+/**
+ * `cat $(echo .env)`, `F=.env; cat $F`: a file named only at run time may be a secret. Like a
+ * glob, it is refused when the project (or the working folder) holds a sensitive file.
+ */
+function checkDynamicReads(command: SimpleCommand, judge: Judge): void {
+  // A process substitution (`diff <(sort a) <(sort b)`) is a pipe; its commands are judged.
+  let dynamic: string | undefined;
+  for (const arg of command.args)
+    if (arg.dynamic && !/^[<>]\(/.test(arg.text)) dynamic ??= arg.text;
+  if (dynamic === undefined) return;
+  const folders = new Set([judge.policy.projectRoot]);
+  if (command.cwd !== undefined) folders.add(command.cwd);
+  for (const folder of folders) {
+    const rule =
+      globSensitiveRule(join(folder, '*'), judge.policy) ??
+      globSensitiveRule(join(folder, '.*'), judge.policy);
+    if (rule !== undefined) {
+      judge.deny(
+        'sensitive-file',
+        `\`${shown(command)}\` reads \`${dynamic}\`, known only when it runs, and ${folder} holds a secret (${rule}); name the file literally`,
+      );
+      return;
+    }
+  }
 }
 
 /** Commands whose rule above already checked what their arguments read. */

@@ -1,5 +1,7 @@
 import { dirname, join } from 'node:path';
 import { absolutePath, writeProblem } from '../path-rules.js';
+import { realPath } from '../policy.js';
+import { isWithin } from '../sensitive.js';
 import type { Judge, SimpleCommand } from './analyze.js';
 import {
   checkRead,
@@ -194,7 +196,10 @@ const find: CommandRule = (command, judge) => {
   for (let i = 0; i < expression.length; i++) {
     const value = valueOf(expression[i]);
     if (value === '-delete')
-      for (const root of roots) checkWrite(judge, command, under(root), 'delete');
+      for (const root of roots) {
+        checkRootHoldsProject(judge, command, root);
+        checkWrite(judge, command, under(root), 'delete');
+      }
     if (value === '-fprint' || value === '-fprint0' || value === '-fprintf' || value === '-fls') {
       const file = expression[i + 1];
       if (file !== undefined) checkWrite(judge, command, file, 'write');
@@ -214,6 +219,8 @@ const find: CommandRule = (command, judge) => {
         );
         continue;
       }
+      if (DELETERS.has(name.value.slice(name.value.lastIndexOf('/') + 1)))
+        for (const root of roots) checkRootHoldsProject(judge, command, root);
       for (const root of roots) {
         const replaced = rest.map((arg) =>
           valueOf(arg)?.includes('{}') === true ? under(root) : arg,
@@ -231,6 +238,22 @@ const find: CommandRule = (command, judge) => {
     }
   }
 };
+
+const DELETERS = new Set(['rm', 'rmdir', 'unlink', 'shred', 'trash', 'rimraf']);
+
+/** `find .. -delete`: a root holding the project reaches the project itself and its parents. */
+function checkRootHoldsProject(judge: Judge, command: SimpleCommand, root: Arg): void {
+  if (root.dynamic) return; // checkWrite refuses it
+  const path = absolutePath(root.value, command.cwd);
+  if (path === undefined) return;
+  const real = realPath(path);
+  const { projectRoot } = judge.policy;
+  if (real !== projectRoot && isWithin(projectRoot, real))
+    judge.deny(
+      'outside-project',
+      `\`${shown(command)}\` deletes under ${real}, which holds the whole project ${projectRoot}`,
+    );
+}
 
 /** A path strictly inside `root` (what find hands to -exec and -delete). */
 function under(root: Arg): Arg {

@@ -164,6 +164,13 @@ function judgeStdinProgram(command: SimpleCommand, language: Language, judge: Ju
     return;
   }
   if (stdin?.kind === 'file') {
+    if (stdin.arg.dynamic) {
+      judge.deny(
+        'pipe-to-interpreter',
+        `\`${shown(command)}\` runs whatever \`${stdin.arg.text}\` delivers (like \`curl … | sh\`); save it to a file, read it, then run the file`,
+      );
+      return;
+    }
     checkRead(judge, command, stdin.arg);
     return;
   }

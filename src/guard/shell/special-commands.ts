@@ -1,3 +1,6 @@
+import { isAbsolute, join, resolve } from 'node:path';
+import { realPath } from '../policy.js';
+import { isWithin } from '../sensitive.js';
 import type { Judge, SimpleCommand } from './analyze.js';
 import {
   checkRead,
@@ -37,8 +40,27 @@ const source: CommandRule = (command, judge) => {
     );
     return;
   }
+  if (STDIN_FILES.has(file.value)) {
+    // `source /dev/stdin <<< CODE`: the code is the here-string; through a pipe, unknown.
+    const { stdin } = command;
+    if (stdin?.kind === 'text' && stdin.text !== undefined) {
+      judge.shell(stdin.text, command.cwd, command.depth + 1, command.name);
+      return;
+    }
+    if (stdin?.kind === 'file' && !stdin.arg.dynamic) {
+      checkRead(judge, command, stdin.arg);
+      return;
+    }
+    judge.deny(
+      'pipe-to-interpreter',
+      `\`${shown(command)}\` runs whatever arrives on stdin, which the guard cannot see; source a literal file`,
+    );
+    return;
+  }
   checkRead(judge, command, file);
 };
+
+const STDIN_FILES = new Set(['/dev/stdin', '/dev/fd/0', '/proc/self/fd/0']);
 
 /** `trap 'CODE' EXIT`: the code runs later, in this shell. */
 const trap: CommandRule = (command, judge) => {
@@ -82,9 +104,14 @@ const kill: CommandRule = (command, judge) => {
 const GIT_COMMAND_KEYS =
   /^(core\.(hookspath|fsmonitor|sshcommand|pager|editor|askpass|gitproxy)|sequence\.editor|alias\..*|diff\.external|diff\..*\.(command|textconv)|merge\..*\.driver|filter\..*\.(clean|smudge|process)|credential\.helper|gpg\.(program|.*\.program)|include\.path|includeif\..*|uploadpack\.packobjectshook|pager\..*|interactive\.difffilter|protocol\.ext\.allow)$/i;
 
+const under = (cwd: string | undefined, dir: string) =>
+  isAbsolute(dir) ? resolve(dir) : cwd === undefined ? undefined : resolve(cwd, dir);
+
 const git: CommandRule = (command, judge) => {
   const { args } = command;
   let index = 0;
+  let cwd = command.cwd;
+  let tree: Arg | undefined;
   for (; index < args.length; index++) {
     const value = valueOf(args[index]);
     if (!value?.startsWith('-')) break;
@@ -96,7 +123,14 @@ const git: CommandRule = (command, judge) => {
       }
       index += 1;
     } else if (value === '-C' || value === '--git-dir' || value === '--work-tree') {
+      const dir = args[index + 1];
+      if (value === '-C')
+        cwd = dir === undefined || dir.dynamic ? undefined : under(cwd, dir.value);
+      else if (value === '--work-tree') tree = dir;
       index += 1;
+    } else if (/^--(git-dir|work-tree)=/.test(value)) {
+      if (value.startsWith('--work-tree='))
+        tree = { dynamic: false, value: value.slice('--work-tree='.length), glob: false };
     } else if (/^--(exec-path|upload-pack|receive-pack|config-env)/.test(value)) {
       gitDeny(command, judge, value);
       return;
@@ -133,9 +167,33 @@ const git: CommandRule = (command, judge) => {
     gitDeny(command, judge, 'a remote helper command');
     return;
   }
+  const inTree: SimpleCommand = { ...command, cwd };
+  if (sub === 'clean' && hasForce(rest)) {
+    gitClean(inTree, judge, tree);
+    return;
+  }
   // Messages and revisions are text; paths after `--` and `git add` operands may be files.
   if (sub === 'add' || sub === 'show' || sub === 'cat-file' || sub === 'mv' || sub === 'rm') {
-    checkReadsOfAll(judge, command, splitArgs(rest).operands);
+    checkReadsOfAll(judge, inTree, splitArgs(rest).operands);
+  }
+  if (sub === 'show' || sub === 'cat-file' || sub === 'grep' || sub === 'archive') {
+    // `git show HEAD:.env`, `git show :.env`: the part after the colon is a path in the tree.
+    for (const arg of splitArgs(rest).operands) {
+      const path = arg.dynamic ? undefined : /^[^:]*:(.+)$/s.exec(arg.value)?.[1];
+      if (path !== undefined)
+        checkRead(
+          judge,
+          { ...inTree, cwd: cwd ?? judge.policy.projectRoot },
+          {
+            dynamic: false,
+            value: path.replace(/^\.\//, ''),
+            glob: false,
+          },
+        );
+    }
+  }
+  if (sub === 'diff' && rest.some((arg) => valueOf(arg) === '--no-index')) {
+    checkReadsOfAll(judge, inTree, splitArgs(rest).operands);
   }
   if (sub === 'clone') {
     const operands = splitArgs(rest, [
@@ -378,3 +436,38 @@ export const SPECIAL_RULES: Readonly<Record<string, CommandRule>> = {
   pnpm: packageManager,
   yarn: packageManager,
 };
+
+function hasForce(rest: readonly Arg[]): boolean {
+  return rest.some((arg) => {
+    const value = valueOf(arg);
+    return value === '--force' || (value !== undefined && /^-[a-zA-Z]*f/.test(value));
+  });
+}
+
+/** `git clean -f`: deletes untracked files under the work tree (the -C folder or --work-tree). */
+function gitClean(command: SimpleCommand, judge: Judge, tree: Arg | undefined): void {
+  const root: Arg = tree ?? { dynamic: false, value: command.cwd ?? '.', glob: false };
+  if (root.dynamic || command.cwd === undefined) {
+    judge.deny(
+      'dynamic-path',
+      `\`${shown(command)}\`: cannot tell which work tree git cleans before it runs; run it in the project`,
+    );
+    return;
+  }
+  const path = realPath(under(command.cwd, root.value) ?? command.cwd);
+  const { projectRoot } = judge.policy;
+  if (isWithin(path, projectRoot)) return;
+  if (isWithin(projectRoot, path)) {
+    judge.deny(
+      'outside-project',
+      `\`${shown(command)}\` deletes untracked files under ${path}, which holds the whole project ${projectRoot}`,
+    );
+    return;
+  }
+  checkWrite(
+    judge,
+    command,
+    { dynamic: false, value: join(path, '\u2026found'), glob: false },
+    'delete',
+  );
+}

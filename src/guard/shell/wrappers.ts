@@ -52,6 +52,8 @@ export function unwrap(
   if (name === 'env') return unwrapEnv(command, judge);
   if (name === 'xargs') return unwrapXargs(command, judge);
   if (name === 'watch') return shellOfArgs(command, judge, ['-n', '--interval', '-d']);
+  if (name === 'script') return unwrapScript(command, judge);
+  if (name === 'parallel' || name === 'sem') return unwrapParallel(command, judge);
   if ((name === 'npm' || name === 'pnpm' || name === 'yarn') && isExec(args))
     return innerOf(
       command,
@@ -185,5 +187,114 @@ function shellOfArgs(command: SimpleCommand, judge: Judge, valueOptions: string[
   const words = split.operands.map((arg) => valueOf(arg));
   const code = words.some((word) => word === undefined) ? undefined : words.join(' ');
   judge.shell(code, command.cwd, command.depth + 1, command.name);
+  return 'handled';
+}
+
+/** `script -qc CODE [file]`: CODE runs in a shell; the file is the typescript it writes. */
+function unwrapScript(command: SimpleCommand, judge: Judge): 'handled' {
+  const { args } = command;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === undefined) break;
+    if (arg.dynamic) continue;
+    const value = arg.value;
+    const long = /^--command(?:=(.*))?$/s.exec(value);
+    if (long !== null) {
+      const code = long[1] ?? valueOf(args[i + 1]);
+      judge.shell(code, command.cwd, command.depth + 1, 'script -c');
+      if (long[1] === undefined) i += 1;
+      continue;
+    }
+    const cluster = /^-([A-Za-z]*c)(.*)$/s.exec(value);
+    if (cluster !== null && !value.startsWith('--')) {
+      const code = cluster[2] !== '' ? cluster[2] : valueOf(args[i + 1]);
+      judge.shell(code, command.cwd, command.depth + 1, 'script -c');
+      if (cluster[2] === '') i += 1;
+    }
+  }
+  return 'handled';
+}
+
+const PARALLEL_VALUES = [
+  '-j',
+  '--jobs',
+  '-S',
+  '--sshlogin',
+  '-N',
+  '-n',
+  '-L',
+  '-a',
+  '--arg-file',
+  '-d',
+  '--delimiter',
+  '-E',
+  '-I',
+  '--results',
+  '--joblog',
+  '--tmpdir',
+  '--delay',
+  '--timeout',
+  '--colsep',
+  '-C',
+];
+
+/**
+ * `parallel CMD ::: ARGS`: CMD is shell code run once per input; inputs after `:::` are the
+ * words written, otherwise (stdin, `::::` files, `-a`) they are unknown.
+ */
+function unwrapParallel(command: SimpleCommand, judge: Judge): 'handled' {
+  const { args } = command;
+  let index = 0;
+  let fromFile = false;
+  for (; index < args.length; index++) {
+    const value = valueOf(args[index]);
+    if (value === undefined || !value.startsWith('-') || value.startsWith(':::')) break;
+    if (value === '--') {
+      index += 1;
+      break;
+    }
+    if (value === '-a' || value === '--arg-file') {
+      fromFile = true;
+      const file = args[index + 1];
+      if (file !== undefined) checkRead(judge, command, file);
+    }
+    if (PARALLEL_VALUES.includes(value)) index += 1;
+  }
+  const rest = args.slice(index);
+  const separator = rest.findIndex((arg) => (valueOf(arg) ?? '').startsWith(':::'));
+  const words = separator < 0 ? rest : rest.slice(0, separator);
+  const inputs: (string | undefined)[] = [];
+  if (separator < 0 || fromFile) inputs.push(undefined);
+  let literal = true;
+  for (const arg of separator < 0 ? [] : rest.slice(separator)) {
+    const value = valueOf(arg);
+    if (value !== undefined && /^::::?\+?$/.test(value)) {
+      literal = value.startsWith(':::') && value.length === 3 + (value.endsWith('+') ? 1 : 0);
+      if (!literal) inputs.push(undefined);
+      continue;
+    }
+    if (!literal) {
+      checkRead(judge, command, arg);
+      continue;
+    }
+    inputs.push(value);
+  }
+  const quote = (text: string | undefined) =>
+    text === undefined ? '"$UNKNOWN"' : `'${text.replace(/'/g, `'\\''`)}'`;
+  const parts = words.map((arg) => valueOf(arg));
+  const template = parts.some((part) => part === undefined) ? undefined : parts.join(' ');
+  if (template === undefined || template.trim() === '') {
+    if (template === undefined)
+      judge.shell(undefined, command.cwd, command.depth + 1, command.name);
+    // No command: each input line is itself a command, unknown unless written.
+    for (const input of inputs) judge.shell(input, command.cwd, command.depth + 1, command.name);
+    return 'handled';
+  }
+  for (const input of inputs.length > 0 ? inputs : [undefined]) {
+    const code = /\{[^}]*\}/.test(template)
+      ? template.replace(/\{[^}]*\}/g, quote(input))
+      : `${template} ${quote(input)}`;
+    judge.shell(code, command.cwd, command.depth + 1, command.name);
+  }
   return 'handled';
 }
