@@ -116,12 +116,15 @@ function withoutAgentFields(doc: TaskListDocument): unknown {
     stories = (stories as Record<string | number, unknown>)[key];
   }
   if (Array.isArray(stories)) {
-    for (const story of stories) {
+    stories.forEach((story: unknown, index) => {
       if (story !== null && typeof story === 'object') {
-        const fields = story as Record<string, unknown>;
-        for (const field of AGENT_FIELDS) delete fields[field];
+        (stories as unknown[])[index] = Object.fromEntries(
+          Object.entries(story).filter(
+            ([key]) => !(AGENT_FIELDS as readonly string[]).includes(key),
+          ),
+        );
       }
-    }
+    });
   }
   return copy;
 }

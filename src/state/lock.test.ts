@@ -231,7 +231,9 @@ describe('isProcessAlive', () => {
     const pid = Number(
       (
         await new Promise<string>((resolve) =>
-          shell.stdout.once('data', (data: Buffer) => resolve(data.toString())),
+          shell.stdout.once('data', (data: Buffer) => {
+            resolve(data.toString());
+          }),
         )
       ).trim(),
     );
