@@ -4,7 +4,7 @@
 // taken out twice over: by the durationMs ralph records per iteration, and by timing the same fake
 // call run alone. Targets: ≤ 10 ms median overhead per iteration, peak RSS ≤ 120 MB.
 // Run after `npm run build`: `node bench/loop-overhead.bench.mjs [iterations]`.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -13,9 +13,9 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
-  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { makeBenchLoop } from './bench-loop.mjs';
 import { delimiter, join } from 'node:path';
 
 const ITERATIONS = Number(process.argv[2] ?? 200);
@@ -34,26 +34,18 @@ const root = realpathSync(mkdtempSync(join(tmpdir(), 'ralph-bench-loop-')));
 
 /** A fresh loop directory with one story the fake agent never finishes. */
 function makeLoop(name, env) {
-  const base = join(root, name);
-  const repo = join(base, 'repo');
-  const scripts = join(base, 'fake-claude');
-  mkdirSync(scripts, { recursive: true });
-  execFileSync('git', ['init', '-q', '-b', 'feature/bench', repo]);
-  const loopEnv = { ...env, FAKE_CLAUDE_SCRIPT_DIR: scripts };
-  execFileSync(process.execPath, [BIN, 'init'], { cwd: repo, env: loopEnv, stdio: 'ignore' });
-  const dir = join(repo, '.ralph/feature-bench');
-  rmSync(join(dir, 'spec.md'));
-  const story = {
-    id: 'STORY-001',
-    title: 'Never finished',
-    description: 'The fake agent never marks this story',
-    acceptanceCriteria: ['It stays open'],
-    priority: 1,
-    passes: false,
-    notes: '',
-  };
-  const prd = { description: 'bench', createdAt: '2026-11-22T00:00:00Z', userStories: [story] };
-  writeFileSync(join(dir, 'prd.json'), `${JSON.stringify(prd, null, 2)}\n`);
+  const {
+    repo,
+    dir,
+    scripts,
+    env: loopEnv,
+  } = makeBenchLoop({
+    root,
+    name,
+    env,
+    bin: BIN,
+    story: { title: 'Never finished', description: 'The fake agent never marks this story' },
+  });
   copyFileSync(INSTANT, join(scripts, 'default.jsonl'));
   return { repo, dir, scripts, env: loopEnv };
 }

@@ -6,7 +6,7 @@
 // Run after `npm run build`: `node bench/stream.bench.mjs [megabytes] [--profile]`.
 // --profile runs ralph under `node --cpu-prof` and prints the functions with the most self time.
 // The same file is the fake agent: `node bench/stream.bench.mjs --agent BYTES` prints the stream.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -20,6 +20,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { makeBenchLoop } from './bench-loop.mjs';
 import { delimiter, join, relative } from 'node:path';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -77,26 +78,18 @@ for (const [file, hint] of [
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'ralph-bench-stream-')));
 
 function makeLoop(name, env) {
-  const base = join(root, name);
-  const repo = join(base, 'repo');
-  const scripts = join(base, 'fake-claude');
-  mkdirSync(scripts, { recursive: true });
-  execFileSync('git', ['init', '-q', '-b', 'feature/bench', repo]);
-  const loopEnv = { ...env, FAKE_CLAUDE_SCRIPT_DIR: scripts };
-  execFileSync(process.execPath, [BIN, 'init'], { cwd: repo, env: loopEnv, stdio: 'ignore' });
-  const dir = join(repo, '.ralph/feature-bench');
-  rmSync(join(dir, 'spec.md'));
-  const story = {
-    id: 'STORY-001',
-    title: 'A long iteration',
-    description: 'The agent talks a lot',
-    acceptanceCriteria: ['It keeps going'],
-    priority: 1,
-    passes: false,
-    notes: '',
-  };
-  const prd = { description: 'bench', createdAt: '2026-11-22T00:00:00Z', userStories: [story] };
-  writeFileSync(join(dir, 'prd.json'), `${JSON.stringify(prd, null, 2)}\n`);
+  const {
+    repo,
+    dir,
+    scripts,
+    env: loopEnv,
+  } = makeBenchLoop({
+    root,
+    name,
+    env,
+    bin: BIN,
+    story: { title: 'A long iteration', description: 'The agent talks a lot' },
+  });
   // The fake `claude` hands each call to default.sh, which becomes this file in agent mode.
   writeFileSync(
     join(scripts, 'default.sh'),
