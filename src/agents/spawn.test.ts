@@ -175,6 +175,19 @@ describe('spawnStreaming', () => {
     expect(await waitUntilGone(Number(lines[0]))).toBe(true);
   });
 
+  it('stops waiting for output a process outside the group (setsid) still holds, and resolves', async () => {
+    // The daemon leaves the agent's process group, so no group kill reaches it, and it keeps
+    // the stdout pipe open; the agent itself exits at once.
+    const { lines, promise } = run("setsid -f sh -c 'echo $$; exec sleep 30'; echo done");
+    const result = await promise;
+    const daemon = Number(lines.find((line) => /^\d+$/.test(line)));
+    spawned.push(daemon);
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false, canceled: false });
+    expect(lines).toContain('done');
+    // The grace period (300 ms here) plus a second, not the daemon's 30 s or the wall timeout.
+    expect(result.durationMs).toBeLessThan(5000);
+  });
+
   it('holds output back while onLine returns a promise, and rejects when onLine throws', async () => {
     const seen: string[] = [];
     await run('echo a; echo b; echo c', {

@@ -200,7 +200,16 @@ function superviseChild(
   let reason: 'timeout' | 'idle' | 'abort' | 'callback' | undefined;
   let termSent = false;
   let killTimer: NodeJS.Timeout | undefined;
+  let drainTimer: NodeJS.Timeout | undefined;
   let callbackError: { error: unknown } | undefined;
+  // Set when we stop waiting for output a process outside the group still holds: the pipes are
+  // destroyed on purpose, and the premature close that follows is the expected end.
+  let abandoned = false;
+  const abandonPipes = () => {
+    abandoned = true;
+    stdout.destroy();
+    stderr.destroy();
+  };
 
   // SIGTERM to the whole group once, then SIGKILL to whatever is left after the grace period.
   const killGroup = () => {
@@ -211,10 +220,7 @@ function superviseChild(
       signalGroup(pid, 'SIGKILL');
       liveGroups.delete(pid);
       // A member that left the group (setsid) may still hold our pipes; stop waiting for it.
-      setTimeout(() => {
-        stdout.destroy();
-        stderr.destroy();
-      }, 1000).unref();
+      setTimeout(abandonPipes, 1000).unref();
     }, graceMs);
     killTimer.unref();
   };
@@ -255,7 +261,9 @@ function superviseChild(
     onChunk: options.onChunk,
     onLine: options.onLine,
     onActivity: () => idleTimer?.refresh(),
-  }).catch(fail);
+  }).catch((error: unknown) => {
+    if (!abandoned) fail(error);
+  });
 
   let exitCode: number | undefined;
   let exitSignal: NodeJS.Signals | undefined;
@@ -265,6 +273,10 @@ function superviseChild(
       // The leader is gone; anything it left in its group (background jobs) goes too, so no
       // iteration leaves processes behind and a job holding our stdout cannot stall the run.
       if (signalGroup(pid, 0)) killGroup();
+      // A process that left the group (setsid -f, a daemon) can hold stdout open forever: once
+      // the agent is gone, its output gets a grace period to drain, then we stop waiting.
+      drainTimer = setTimeout(abandonPipes, graceMs + 1000);
+      drainTimer.unref();
     });
     child.once('close', (code, signal) => {
       exitCode = code ?? undefined;
@@ -276,6 +288,7 @@ function superviseChild(
   return Promise.all([closed, pumped]).then(() => {
     clearTimeout(wallTimer);
     clearTimeout(idleTimer);
+    clearTimeout(drainTimer);
     options.signal?.removeEventListener('abort', onAbort);
     // Keep the SIGKILL pending only while members (e.g. ones ignoring SIGTERM) remain.
     if (signalGroup(pid, 0)) {
