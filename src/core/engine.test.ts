@@ -314,6 +314,16 @@ describe('runLoop', () => {
     });
   });
 
+  it('puts the warnings it was given into the event stream, right after run_started', async () => {
+    const dir = await loopDir();
+    const { events } = await run(dir, fakeAgent(dir, []), {
+      maxIterations: 1,
+      warnings: ['took over a stale lock left by pid 42'],
+    });
+    expect(events.slice(0, 2).map((event) => event.type)).toEqual(['run_started', 'warning']);
+    expect(events[1]).toMatchObject({ message: 'took over a stale lock left by pid 42' });
+  });
+
   it('pauses with exit 130 when the signal aborts during an iteration', async () => {
     const dir = await loopDir();
     const controller = new AbortController();

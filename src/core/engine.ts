@@ -91,6 +91,8 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
       tokensPerHour: positive(settings.rateLimit.tokensPerHour),
     },
   });
+  // Through the event stream, so events.jsonl, --json and the monitors see them too.
+  for (const message of options.warnings ?? []) await emit({ type: 'warning', at: at(), message });
   for (const transition of transitions) {
     await emit({ type: 'breaker_changed', at: at(), ...transition, breaker: safety.breaker() });
   }

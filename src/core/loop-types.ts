@@ -28,6 +28,8 @@ export interface LoopOptions {
    * from it, so a new run never overwrites an earlier run's iteration logs.
    */
   lastIteration?: number | undefined;
+  /** Things the person should know before the run starts (protected branch, lock taken over, …). */
+  warnings?: readonly string[] | undefined;
   /** Whether spec.md / specs/ exist, so the prompt only names files that are there. */
   hasSpec: boolean;
   hasSpecsDir: boolean;

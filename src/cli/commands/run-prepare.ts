@@ -8,7 +8,7 @@ import { findPromptFile, findTaskListFile, loopPaths, resolveLoopDir } from '../
 import { tokenCountsSchema } from '../../safety/budget.js';
 import { readStatus } from '../../state/status.js';
 import { RalphError } from '../../util/errors.js';
-import { writeLine, type CliContext } from '../context.js';
+import type { CliContext } from '../context.js';
 import type { CommandSettings } from '../settings.js';
 import { safetyFlagsToConfig, safetySettingsFrom, type SafetyFlags } from './run-safety.js';
 
@@ -179,8 +179,4 @@ async function promptTemplate(
 
 async function exists(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined)) !== undefined;
-}
-
-export function printWarnings(context: CliContext, warnings: readonly string[]): void {
-  for (const warning of warnings) writeLine(context.stderr, `ralph: warning: ${warning}`);
 }

@@ -14,7 +14,7 @@ import { acquireLock } from '../../state/lock.js';
 import type { NotifySettings } from '../../state/notify-config-schema.js';
 import { loopPaths } from '../../state/paths.js';
 import { writeLine, type CliContext } from '../context.js';
-import { previousRun, printWarnings, type PreparedRun } from './run-prepare.js';
+import { previousRun, type PreparedRun } from './run-prepare.js';
 import { startRunGuard } from './run-guard.js';
 
 export interface StartOptions {
@@ -49,7 +49,6 @@ export async function startRun(
   // Read the resume point again now that no other run can change it underneath us.
   const warnings = [...lock.warnings];
   const { resume, lastIteration } = await previousRun(loopDir, warnings);
-  printWarnings(context, [...new Set([...prepared.warnings, ...warnings])]);
   const controller = new AbortController();
   const stop = (): void => {
     controller.abort();
@@ -65,7 +64,12 @@ export async function startRun(
     await lock.release();
     throw error;
   });
-  const unguarded = { ...prepared.options, resume, lastIteration };
+  const unguarded = {
+    ...prepared.options,
+    resume,
+    lastIteration,
+    warnings: [...new Set([...prepared.warnings, ...warnings])],
+  };
   const loopOptions = guard === undefined ? unguarded : guard.apply(unguarded);
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

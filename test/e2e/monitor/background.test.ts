@@ -182,7 +182,13 @@ describe('background runs', () => {
 
     const resumed = await loop.run(['run', '--pause', '0', '--no-archive']);
     expect(resumed.code).toBe(0);
-    expect(resumed.stderr).toContain('took over a stale lock');
+    expect(resumed.stdout).toContain('took over a stale lock');
+    // …and through the event stream, for attach, the monitors and --json.
+    expect(
+      ofType(await loop.events(), 'warning').some((each) =>
+        String(each.message).includes('took over a stale lock'),
+      ),
+    ).toBe(true);
     expect(
       ofType(await loop.events(), 'run_started').map((each) => each.resumedAfterIteration),
     ).toEqual([0, 1]);
