@@ -19,6 +19,11 @@ export interface AgentProbeResult {
 
 export interface AgentProbe {
   probe(): Promise<AgentProbeResult>;
+  /**
+   * Why the agent could not give a story these MCP servers (e.g. one is configured nowhere),
+   * or undefined when it can: preflight asks before a run instead of failing mid-run.
+   */
+  mcpServersProblem?(names: readonly string[], cwd: string): string | undefined;
 }
 
 /** How much the agent may do without asking; unattended loops cannot answer prompts. */

@@ -1,4 +1,4 @@
-import { createClaudeProbe } from '../agents/claude/probe.js';
+import { createAgent } from '../agents/registry.js';
 import type { AgentProbe } from '../agents/types.js';
 import type { Config, ConfigFile } from '../state/config-schema.js';
 import { loadConfig, type ConfigSource } from '../state/config.js';
@@ -37,5 +37,8 @@ export async function loadCommandConfig(context: CliContext): Promise<Config> {
 
 /** The agent ralph would run, as configured: RALPH_CLAUDE_BIN / agents.claude.command / `claude` on PATH. */
 export function agentProbeFor(config: Config, context: CliContext): AgentProbe {
-  return createClaudeProbe(config.agents.claude.command ?? 'claude', context.env);
+  return createAgent(config.agent, {
+    command: config.agents.claude.command ?? 'claude',
+    env: context.env,
+  });
 }

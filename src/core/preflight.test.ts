@@ -187,6 +187,24 @@ describe('runPreflight', () => {
     expect(check?.hint).toContain('RALPH_CLAUDE_BIN');
   });
 
+  it('mcp: an open story naming an MCP server the agent cannot find fails; passing stories are skipped', async () => {
+    const stories = [
+      { ...PRD.userStories[0], mcpServers: ['nope'] },
+      { ...PRD.userStories[0], id: 'STORY-002', passes: true, mcpServers: ['gone'] },
+      { ...PRD.userStories[0], id: 'STORY-003', mcpServers: ['playwright'] },
+    ];
+    const { repo } = await loop({ 'prd.json': JSON.stringify({ ...PRD, userStories: stories }) });
+    const probe: AgentProbe = {
+      ...agent(),
+      mcpServersProblem: (names) =>
+        names.includes('playwright') ? undefined : `"${names.join(', ')}" not configured`,
+    };
+    const report = await preflight(repo, { probe });
+    const check = report.checks.find((each) => each.name === 'mcp');
+    expect(check).toMatchObject({ status: 'fail', details: ['STORY-001: "nope" not configured'] });
+    expect(report.ok).toBe(false);
+  });
+
   it('nested: CLAUDECODE set fails; empty or unset passes', async () => {
     const { repo } = await loop(complete);
     expect(statuses(await preflight(repo, { env: { CLAUDECODE: '1' } }), 'nested')).toEqual([

@@ -159,6 +159,7 @@ async function checkLoopDir(
   }
 
   const document = found === undefined ? undefined : await checkTaskList(found.path, checks);
+  if (document !== undefined) checkMcpServers(document, options, checks);
   if (hasSpec) {
     const spec = await checkSpec(paths.spec, checks);
     if (document !== undefined) checkSync(spec, document, checks);
@@ -246,6 +247,29 @@ function checkSync(spec: Spec, document: TaskListDocument, checks: PreflightChec
     checks.push(check('sync', 'warn', warning.message, { hint: warning.hint }));
   }
   if (errors.length === 0) checks.push(check('sync', 'pass', 'Sync check passed'));
+}
+
+/** Stories still to run that name MCP servers the agent cannot find would fail mid-run. */
+function checkMcpServers(
+  document: TaskListDocument,
+  options: PreflightOptions,
+  checks: PreflightCheck[],
+): void {
+  const { agent } = options;
+  if (agent.mcpServersProblem === undefined) return;
+  const problems: string[] = [];
+  for (const story of document.taskList.stories) {
+    if (story.passes || story.mcpServers === undefined || story.mcpServers.length === 0) continue;
+    const problem = agent.mcpServersProblem(story.mcpServers, options.cwd);
+    if (problem !== undefined) problems.push(`${story.id}: ${problem}`);
+  }
+  if (problems.length === 0) return;
+  checks.push(
+    check('mcp', 'fail', 'MCP servers named by stories are not configured', {
+      details: problems,
+      hint: "add them (claude mcp add …, or .mcp.json), or change the stories' mcpServers",
+    }),
+  );
 }
 
 async function checkAgent(options: PreflightOptions, checks: PreflightCheck[]): Promise<void> {

@@ -1,3 +1,4 @@
+import { RalphError } from '../../util/errors.js';
 import type { AgentAdapter, AgentRunRequest } from '../types.js';
 import { buildClaudeArgs } from './argv.js';
 import { mcpConfigFor } from './mcp.js';
@@ -32,6 +33,15 @@ export function createClaudeAdapter(options: ClaudeAdapterOptions): AgentAdapter
   return {
     id: 'claude',
     probe: () => probe.probe(),
+    mcpServersProblem: (names, cwd) => {
+      try {
+        mcpConfigFor(names, cwd, options.env);
+        return undefined;
+      } catch (error) {
+        if (error instanceof RalphError) return error.message;
+        throw error;
+      }
+    },
     commandLine: (request) => ({ command, args: argsFor(request) }),
     run: async (request) => runClaude(command, argsFor(request), request, options),
   };
