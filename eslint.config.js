@@ -21,6 +21,31 @@ const uiPackages = [
   },
 ];
 
+/**
+ * What each layer must not import (design.md §1; the core's rules are below, with its own
+ * restrictions on process globals). `ui: true` lets a layer load ink/React: only the monitor,
+ * whose TUI is loaded lazily by `ralph monitor` alone.
+ * @type {Record<string, { forbid: string[], ui?: boolean }>}
+ */
+const LAYER_RULES = {
+  plan: { forbid: ['cli', 'core', 'agents', 'monitor', 'safety', 'guard', 'hooks'] },
+  state: { forbid: ['cli', 'core', 'agents', 'monitor', 'plan', 'safety', 'guard', 'hooks'] },
+  util: {
+    forbid: ['cli', 'core', 'agents', 'monitor', 'plan', 'state', 'safety', 'guard', 'hooks'],
+  },
+  agents: { forbid: ['cli', 'core', 'plan', 'state', 'monitor', 'safety', 'guard', 'hooks'] },
+  monitor: { forbid: ['cli', 'agents', 'session-loop', 'guard', 'hooks'], ui: true },
+  safety: {
+    forbid: ['cli', 'core', 'agents', 'plan', 'monitor', 'session-loop', 'guard', 'hooks'],
+  },
+  'session-loop': {
+    forbid: ['cli', 'core', 'agents', 'plan', 'monitor', 'safety', 'guard', 'hooks'],
+  },
+  guard: {
+    forbid: ['cli', 'core', 'agents', 'plan', 'monitor', 'safety', 'session-loop', 'hooks'],
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'schemas/**', 'templates/**'] },
   eslint.configs.recommended,
@@ -76,145 +101,15 @@ export default tseslint.config(
       ],
     },
   },
-  {
-    files: ['src/plan/**/*.ts'],
+  ...Object.entries(LAYER_RULES).map(([layer, { forbid, ui }]) => ({
+    files: [`src/${layer}/**/*.ts`],
     rules: {
       'no-restricted-imports': [
         'error',
-        {
-          patterns: [
-            ...forbidLayers(['cli', 'core', 'agents', 'monitor', 'safety', 'guard', 'hooks']),
-            ...uiPackages,
-          ],
-        },
+        { patterns: [...forbidLayers(forbid), ...(ui ? [] : uiPackages)] },
       ],
     },
-  },
-  {
-    files: ['src/state/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            ...forbidLayers([
-              'cli',
-              'core',
-              'agents',
-              'monitor',
-              'plan',
-              'safety',
-              'guard',
-              'hooks',
-            ]),
-            ...uiPackages,
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['src/util/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            ...forbidLayers([
-              'cli',
-              'core',
-              'agents',
-              'monitor',
-              'plan',
-              'state',
-              'safety',
-              'guard',
-              'hooks',
-            ]),
-            ...uiPackages,
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['src/agents/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            ...forbidLayers([
-              'cli',
-              'core',
-              'plan',
-              'state',
-              'monitor',
-              'safety',
-              'guard',
-              'hooks',
-            ]),
-            ...uiPackages,
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['src/monitor/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: forbidLayers(['cli', 'agents', 'session-loop', 'guard', 'hooks']) },
-      ],
-    },
-  },
-  {
-    files: ['src/safety/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            ...forbidLayers([
-              'cli',
-              'core',
-              'agents',
-              'plan',
-              'monitor',
-              'session-loop',
-              'guard',
-              'hooks',
-            ]),
-            ...uiPackages,
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['src/session-loop/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            ...forbidLayers([
-              'cli',
-              'core',
-              'agents',
-              'plan',
-              'monitor',
-              'safety',
-              'guard',
-              'hooks',
-            ]),
-            ...uiPackages,
-          ],
-        },
-      ],
-    },
-  },
+  })),
   {
     files: ['src/cli/**/*.ts', 'scripts/**'],
     rules: { 'no-console': 'off' },

@@ -6,6 +6,7 @@ import type { AgentAdapter, AgentRunRequest, AgentRunResult } from '../agents/ty
 import type { Clock } from '../safety/clock.js';
 import { DEFAULT_SAFETY, type SafetySettings } from '../safety/settings.js';
 import { readSafety } from '../safety/store.js';
+import { loopOptions } from '../../test/fixtures/core/loop-options.js';
 import { runLoop, type LoopDependencies, type LoopOptions } from './engine.js';
 import type { LoopEvent } from './events.js';
 
@@ -145,34 +146,15 @@ async function run(
   deps: Partial<LoopDependencies> = {},
 ) {
   const events: LoopEvent[] = [];
-  const result = await runLoop(
-    {
-      loopDir: dir,
-      cwd: dir,
-      taskListFile: join(dir, 'prd.json'),
-      promptTemplate: 'Do one story.',
-      feature: 'feature-x',
-      maxIterations: 10,
-      timeoutMs: 60_000,
-      pauseMs: 0,
-      models: { model: undefined, profile: undefined },
-      permission: { kind: 'skip' },
-      completionPatterns: [],
-      env: {},
-      hasSpec: false,
-      hasSpecsDir: false,
-      ...overrides,
-    },
-    {
-      agent,
-      clock,
-      signal: new AbortController().signal,
-      reporters: [{ onEvent: (event) => void events.push(event) }],
-      random: () => 0.5,
-      timeZone: 'UTC',
-      ...deps,
-    },
-  );
+  const result = await runLoop(loopOptions(dir, overrides), {
+    agent,
+    clock,
+    signal: new AbortController().signal,
+    reporters: [{ onEvent: (event) => void events.push(event) }],
+    random: () => 0.5,
+    timeZone: 'UTC',
+    ...deps,
+  });
   return { result, events };
 }
 

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentAdapter, AgentRunRequest, AgentRunResult } from '../agents/types.js';
 import type { Clock } from '../safety/clock.js';
 import { RalphError } from '../util/errors.js';
+import { loopOptions } from '../../test/fixtures/core/loop-options.js';
 import { runLoop, type LoopOptions } from './engine.js';
 import type { LoopEvent } from './events.js';
 
@@ -102,25 +103,6 @@ function pass(id: string, text = '<promise>STORY_COMPLETE</promise>'): Step {
   };
 }
 
-function options(dir: string, overrides: Partial<LoopOptions> = {}): LoopOptions {
-  return {
-    loopDir: dir,
-    cwd: dir,
-    taskListFile: join(dir, 'prd.json'),
-    promptTemplate: 'Do one story.',
-    feature: 'feature-x',
-    maxIterations: 10,
-    timeoutMs: 60_000,
-    pauseMs: 0,
-    models: { model: undefined, profile: undefined },
-    permission: { kind: 'skip' },
-    completionPatterns: [],
-    env: {},
-    hasSpec: false,
-    hasSpecsDir: false,
-    ...overrides,
-  };
-}
 
 async function run(
   dir: string,
@@ -129,7 +111,7 @@ async function run(
   signal?: AbortSignal,
 ) {
   const events: LoopEvent[] = [];
-  const result = await runLoop(options(dir, overrides), {
+  const result = await runLoop(loopOptions(dir, overrides), {
     agent,
     clock,
     signal: signal ?? new AbortController().signal,
@@ -282,7 +264,7 @@ describe('runLoop', () => {
       },
     };
     const events: LoopEvent[] = [];
-    await runLoop(options(dir, { maxIterations: 2 }), {
+    await runLoop(loopOptions(dir, { maxIterations: 2 }), {
       agent,
       clock: clockThatEdits,
       signal: new AbortController().signal,

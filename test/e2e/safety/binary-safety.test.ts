@@ -3,7 +3,7 @@ import { readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { runRalph, tempRepo, testEnv } from '../harness.js';
-import { stream, transcript } from './fake-agent-loop.js';
+import { safetyPrdText, stream, transcript } from './fake-agent-loop.js';
 
 /**
  * The safety flags and their traces through the built binary (`node dist/cli/bin.js`) with the
@@ -26,19 +26,7 @@ async function binaryLoop(storyIds: string[]) {
   const dir = join(repo, LOOP);
   await rm(join(dir, 'spec.md'));
   const prdFile = join(dir, 'prd.json');
-  const prd = {
-    description: 'safety',
-    userStories: storyIds.map((id, index) => ({
-      id,
-      title: `Story ${index + 1}`,
-      description: 'd',
-      acceptanceCriteria: ['works'],
-      priority: index + 1,
-      passes: false,
-      notes: '',
-    })),
-  };
-  await writeFile(prdFile, `${JSON.stringify(prd, null, 2)}\n`);
+  await writeFile(prdFile, safetyPrdText(storyIds));
   const pass = (id: string) =>
     `node -e 'const fs=require("fs");const f=process.argv[1];const p=JSON.parse(fs.readFileSync(f,"utf8"));p.userStories.find(s=>s.id===process.argv[2]).passes=true;fs.writeFileSync(f,JSON.stringify(p,null,2)+"\\n")' '${prdFile}' '${id}'`;
   return {

@@ -75,17 +75,8 @@ export interface SafetyLoop {
   log(iteration: number, attempt: number): Promise<string>;
 }
 
-export async function createSafetyLoop(storyIds: string[]): Promise<SafetyLoop> {
-  const root = await realpath(await mkdtemp(join(tmpdir(), 'ralph-safety-e2e-')));
-  onTestFinished(async ({ task }) => {
-    if (task.result?.state === 'pass') await rm(root, { recursive: true, force: true });
-  });
-  const repo = join(root, 'repo');
-  const dir = join(repo, '.ralph', 'feature-safety');
-  const scripts = join(root, 'fake-claude');
-  await mkdir(join(dir, 'logs'), { recursive: true });
-  await mkdir(scripts);
-  const prdFile = join(dir, 'prd.json');
+/** A prd.json with one open story per id, in priority order. */
+export function safetyPrdText(storyIds: readonly string[]): string {
   const prd = {
     description: 'safety',
     userStories: storyIds.map((id, index) => ({
@@ -98,7 +89,21 @@ export async function createSafetyLoop(storyIds: string[]): Promise<SafetyLoop> 
       notes: '',
     })),
   };
-  await writeFile(prdFile, `${JSON.stringify(prd, null, 2)}\n`);
+  return `${JSON.stringify(prd, null, 2)}\n`;
+}
+
+export async function createSafetyLoop(storyIds: string[]): Promise<SafetyLoop> {
+  const root = await realpath(await mkdtemp(join(tmpdir(), 'ralph-safety-e2e-')));
+  onTestFinished(async ({ task }) => {
+    if (task.result?.state === 'pass') await rm(root, { recursive: true, force: true });
+  });
+  const repo = join(root, 'repo');
+  const dir = join(repo, '.ralph', 'feature-safety');
+  const scripts = join(root, 'fake-claude');
+  await mkdir(join(dir, 'logs'), { recursive: true });
+  await mkdir(scripts);
+  const prdFile = join(dir, 'prd.json');
+  await writeFile(prdFile, safetyPrdText(storyIds));
   const env = {
     PATH: `${FAKE_BIN_DIR}${delimiter}${process.env.PATH ?? ''}`,
     HOME: root,
