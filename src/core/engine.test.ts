@@ -103,7 +103,6 @@ function pass(id: string, text = '<promise>STORY_COMPLETE</promise>'): Step {
   };
 }
 
-
 async function run(
   dir: string,
   agent: AgentAdapter,
