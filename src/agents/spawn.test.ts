@@ -18,7 +18,7 @@ function isGone(pid: number): boolean {
   }
 }
 
-async function waitUntilGone(pid: number, withinMs = 2000): Promise<boolean> {
+async function waitUntilGone(pid: number, withinMs = 10_000): Promise<boolean> {
   const until = Date.now() + withinMs;
   while (Date.now() < until) {
     if (isGone(pid)) return true;

@@ -2,7 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { RunState } from '../core/events.js';
-import { readLock, type IsAlive } from '../state/lock.js';
+import { readLock, type LivenessProbe } from '../state/lock.js';
 import { findTaskListFile, loopPaths, loopSearchRoots } from '../state/paths.js';
 import { readStatus } from '../state/status.js';
 
@@ -29,6 +29,8 @@ export interface LoopListing {
   pid?: number;
   /** Set when the run holding the lock is on another machine (its pid means nothing here). */
   host?: string;
+  /** ORPHANED, and its pid now names another process (reused after the run died). */
+  pidReused?: true;
   feature?: string;
   iteration?: number;
   maxIterations?: number;
@@ -74,12 +76,9 @@ export async function isLoopDir(dir: string): Promise<boolean> {
 
 export async function describeLoop(
   dir: string,
-  options: { repoRoot?: string | undefined; isAlive?: IsAlive; hostname?: string } = {},
+  options: { repoRoot?: string | undefined } & LivenessProbe = {},
 ): Promise<LoopListing> {
-  const lock = await readLock(dir, {
-    ...(options.isAlive === undefined ? {} : { isAlive: options.isAlive }),
-    ...(options.hostname === undefined ? {} : { hostname: options.hostname }),
-  });
+  const lock = await readLock(dir, options);
   let problem: string | undefined;
   const status = await readStatus(dir).catch((error: unknown) => {
     problem = error instanceof Error ? error.message : String(error);
@@ -100,6 +99,7 @@ export async function describeLoop(
     state,
     ...(pid === undefined ? {} : { pid }),
     ...(remote && lock?.alive === true ? { host: holderHost } : {}),
+    ...(state === 'ORPHANED' && lock?.pidReused === true ? { pidReused: true as const } : {}),
     ...(status === undefined
       ? {}
       : {
@@ -116,11 +116,12 @@ export async function describeLoop(
   };
 }
 
-export async function listLoops(options: {
-  repoRoot: string | undefined;
-  dirs: readonly string[];
-  isAlive?: IsAlive;
-}): Promise<LoopListing[]> {
+export async function listLoops(
+  options: {
+    repoRoot: string | undefined;
+    dirs: readonly string[];
+  } & LivenessProbe,
+): Promise<LoopListing[]> {
   const dirs = await findLoopDirs(options.repoRoot, options.dirs);
   return Promise.all(dirs.map((dir) => describeLoop(dir, options)));
 }

@@ -1,5 +1,5 @@
 import { watch, type FSWatcher } from 'node:fs';
-import { readLock, type IsAlive } from '../state/lock.js';
+import { readLock, type LivenessProbe } from '../state/lock.js';
 import { loopPaths } from '../state/paths.js';
 
 /**
@@ -12,11 +12,10 @@ import { loopPaths } from '../state/paths.js';
  */
 export async function waitForRunEnd(
   loopDir: string,
-  options: { timeoutMs: number; pollMs?: number; isAlive?: IsAlive },
+  options: { timeoutMs: number; pollMs?: number } & LivenessProbe,
 ): Promise<boolean> {
-  const lockOptions = options.isAlive === undefined ? {} : { isAlive: options.isAlive };
   const ended = async (): Promise<boolean> => {
-    const lock = await readLock(loopDir, lockOptions).catch(() => undefined);
+    const lock = await readLock(loopDir, options).catch(() => undefined);
     return lock?.alive !== true;
   };
   if (await ended()) return true;

@@ -4,7 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RalphError } from '../util/errors.js';
-import { acquireLock, isProcessAlive, readLock } from './lock.js';
+import { acquireLock, readLock } from './lock.js';
 
 const created: string[] = [];
 afterAll(async () => {
@@ -59,6 +59,7 @@ describe('acquireLock', () => {
       hostname: hostname(),
       command: 'ralph run .ralph/x',
       startedAt: '2025-01-02T03:04:05.000Z',
+      ...(process.platform === 'linux' ? { processStart: expect.any(String) } : {}),
     });
     expect(await readdir(dir)).toEqual(['.ralph.lock']);
     await lock.release();
@@ -92,6 +93,31 @@ describe('acquireLock', () => {
     ]);
     expect(await lockJson(dir)).toMatchObject({ pid: process.pid });
     expect(await readdir(dir)).toEqual(['.ralph.lock']);
+    await lock.release();
+  });
+
+  it('records which process holds the pid, and takes over when that pid was reused', async () => {
+    const dir = await tempDir();
+    const startOf = (pid: number) => (pid === process.pid ? 'boot:500' : undefined);
+    const first = await acquireLock(dir, { ...mine, processStartOf: startOf });
+    expect(await lockJson(dir)).toMatchObject({ pid: process.pid, processStart: 'boot:500' });
+    await first.release();
+    // The pid is alive, but its process started later than the one that took the lock.
+    await plantLock(dir, {
+      pid: process.pid,
+      hostname: hostname(),
+      command: 'ralph run .ralph/x',
+      startedAt: 'earlier',
+      processStart: 'boot:400',
+    });
+    expect(await readLock(dir, { processStartOf: startOf })).toMatchObject({
+      alive: false,
+      pidReused: true,
+    });
+    const lock = await acquireLock(dir, { ...mine, processStartOf: startOf });
+    expect(lock.warnings).toEqual([
+      `took over a stale lock left by pid ${process.pid} (started earlier, ralph run .ralph/x; that pid now belongs to another process)`,
+    ]);
     await lock.release();
   });
 
@@ -201,6 +227,7 @@ describe('readLock', () => {
       path: join(dir, '.ralph.lock'),
       holder: lock.holder,
       alive: true,
+      pidReused: false,
     });
     expect((await readLock(dir, { isAlive: () => false }))?.alive).toBe(false);
     await lock.release();
@@ -210,37 +237,5 @@ describe('readLock', () => {
     const dir = await tempDir();
     await plantLock(dir, 'garbage');
     expect(await readLock(dir)).toMatchObject({ holder: undefined, alive: false });
-  });
-});
-
-describe('isProcessAlive', () => {
-  it('tells a live process from a dead one', () => {
-    expect(isProcessAlive(process.pid)).toBe(true);
-    expect(isProcessAlive(deadPid())).toBe(false);
-    // pid 1 always exists; unless we are root, probing it is EPERM, which still means alive.
-    expect(isProcessAlive(1)).toBe(true);
-  });
-});
-
-describe('isProcessAlive', () => {
-  it('counts an exited but unreaped child (a zombie) as gone', async () => {
-    const { spawn } = await import('node:child_process');
-    const shell = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    const pid = Number(
-      (
-        await new Promise<string>((resolve) =>
-          shell.stdout.once('data', (data: Buffer) => {
-            resolve(data.toString());
-          }),
-        )
-      ).trim(),
-    );
-    // `exec sleep` replaced the shell without reaping its child: the child stays a zombie.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(isProcessAlive(pid)).toBe(false);
-    expect(isProcessAlive(shell.pid!)).toBe(true);
-    shell.kill('SIGKILL');
   });
 });

@@ -1,12 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, rmdir, unlink } from 'node:fs/promises';
 import { hostname as osHostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import * as z from 'zod';
 import { RalphError } from '../util/errors.js';
 import { loopPaths } from './paths.js';
+import {
+  isOtherProcess,
+  isProcessAlive,
+  processStartOf as linuxProcessStart,
+  type IsAlive,
+  type ProcessStartOf,
+} from './process-identity.js';
 
+export { isProcessAlive, type IsAlive } from './process-identity.js';
 /**
  * One writer per loop directory (design.md §2).
  *
@@ -29,10 +36,10 @@ const lockHolderSchema = z.looseObject({
   hostname: z.string(),
   command: z.string(),
   startedAt: z.string(),
+  /** Which process had `pid` (process-identity.ts): a pid reused after a crash is not the holder. */
+  processStart: z.string().optional(),
 });
 export type LockHolder = z.infer<typeof lockHolderSchema>;
-
-export type IsAlive = (pid: number) => boolean;
 
 export interface LockStatus {
   path: string;
@@ -40,6 +47,15 @@ export interface LockStatus {
   holder: LockHolder | undefined;
   /** True when the holder still runs; a holder on another host is assumed alive (unknowable). */
   alive: boolean;
+  /** Its pid runs, but another process has it now: the holder died and the pid was reused. */
+  pidReused: boolean;
+}
+
+/** How to tell whether a holder still runs; injectable for tests. */
+export interface LivenessProbe {
+  isAlive?: IsAlive;
+  processStartOf?: ProcessStartOf;
+  hostname?: string;
 }
 
 export interface Lock {
@@ -50,24 +66,12 @@ export interface Lock {
   release(): Promise<void>;
 }
 
-export interface AcquireOptions {
+export interface AcquireOptions extends LivenessProbe {
   pid: number;
   /** What holds the lock, shown to whoever is refused (e.g. `ralph run .ralph/feature-x`). */
   command: string;
   now: Date;
-  isAlive?: IsAlive;
-  hostname?: string;
 }
-
-/** Signal 0 probes without signalling: ESRCH means gone, EPERM means someone else's live process. */
-export const isProcessAlive: IsAlive = (pid) => {
-  try {
-    process.kill(pid, 0);
-    return !isZombie(pid);
-  } catch (error) {
-    return errorCode(error) === 'EPERM';
-  }
-};
 
 const HOLDER_FILE = /^holder-[0-9a-f]+\.json$/;
 // Each round either wins, is refused, or removes one dead holder: a few rounds always suffice
@@ -77,12 +81,14 @@ const MAX_ROUNDS = 10;
 export async function acquireLock(dir: string, options: AcquireOptions): Promise<Lock> {
   const lockPath = loopPaths(dir).lock;
   const host = options.hostname ?? osHostname();
-  const isAlive = options.isAlive ?? isProcessAlive;
+  const probe = liveness(options);
+  const processStart = probe.processStartOf(options.pid);
   const holder: LockHolder = {
     pid: options.pid,
     hostname: host,
     command: options.command,
     startedAt: options.now.toISOString(),
+    ...(processStart === undefined ? {} : { processStart }),
   };
   const token = randomBytes(8).toString('hex');
   const holderName = `holder-${token}.json`;
@@ -106,7 +112,7 @@ export async function acquireLock(dir: string, options: AcquireOptions): Promise
         }
         if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
       }
-      const current = await readHolder(lockPath, host, isAlive);
+      const current = await readHolder(lockPath, probe);
       if (current === undefined) continue; // released meanwhile
       if (current.alive && current.holder !== undefined) {
         throw lockedError(dir, lockPath, current.holder, host);
@@ -130,16 +136,25 @@ export async function acquireLock(dir: string, options: AcquireOptions): Promise
 /** Who holds the lock of a loop directory, for `ralph status` and `ralph list`; undefined when free. */
 export async function readLock(
   dir: string,
-  options: { isAlive?: IsAlive; hostname?: string } = {},
+  options: LivenessProbe = {},
 ): Promise<LockStatus | undefined> {
   const lockPath = loopPaths(dir).lock;
-  const current = await readHolder(
-    lockPath,
-    options.hostname ?? osHostname(),
-    options.isAlive ?? isProcessAlive,
-  );
+  const current = await readHolder(lockPath, liveness(options));
   if (current === undefined) return undefined;
-  return { path: lockPath, holder: current.holder, alive: current.alive };
+  return {
+    path: lockPath,
+    holder: current.holder,
+    alive: current.alive,
+    pidReused: current.pidReused,
+  };
+}
+
+function liveness(options: LivenessProbe): Required<LivenessProbe> {
+  return {
+    isAlive: options.isAlive ?? isProcessAlive,
+    processStartOf: options.processStartOf ?? linuxProcessStart,
+    hostname: options.hostname ?? osHostname(),
+  };
 }
 
 function makeLock(path: string, holderFile: string, holder: LockHolder, warnings: string[]): Lock {
@@ -189,12 +204,12 @@ interface CurrentHolder {
   file: string;
   holder: LockHolder | undefined;
   alive: boolean;
+  pidReused: boolean;
 }
 
 async function readHolder(
   lockPath: string,
-  host: string,
-  isAlive: IsAlive,
+  probe: Required<LivenessProbe>,
 ): Promise<CurrentHolder | undefined> {
   let entries: string[];
   try {
@@ -202,7 +217,8 @@ async function readHolder(
   } catch (error) {
     const code = errorCode(error);
     if (code === 'ENOENT') return undefined;
-    if (code === 'ENOTDIR') return { file: lockPath, holder: undefined, alive: false };
+    if (code === 'ENOTDIR')
+      return { file: lockPath, holder: undefined, alive: false, pidReused: false };
     throw error;
   }
   const name = entries.find((entry) => HOLDER_FILE.test(entry)) ?? entries[0];
@@ -214,8 +230,12 @@ async function readHolder(
     throw error;
   });
   const holder = HOLDER_FILE.test(name) ? parseHolder(content) : undefined;
-  if (holder === undefined) return { file, holder, alive: false };
-  return { file, holder, alive: holder.hostname !== host || isAlive(holder.pid) };
+  if (holder === undefined) return { file, holder, alive: false, pidReused: false };
+  if (holder.hostname !== probe.hostname) return { file, holder, alive: true, pidReused: false };
+  const running = probe.isAlive(holder.pid);
+  const pidReused =
+    running && isOtherProcess(holder.pid, holder.processStart, probe.processStartOf);
+  return { file, holder, alive: running && !pidReused, pidReused };
 }
 
 function parseHolder(content: string): LockHolder | undefined {
@@ -248,7 +268,8 @@ async function removeIgnoringGone(
 function staleWarning(current: CurrentHolder): string {
   if (current.holder === undefined) return `took over an unreadable lock (${current.file})`;
   const { pid, startedAt, command } = current.holder;
-  return `took over a stale lock left by pid ${pid} (started ${startedAt}, ${command})`;
+  const reused = current.pidReused ? '; that pid now belongs to another process' : '';
+  return `took over a stale lock left by pid ${pid} (started ${startedAt}, ${command}${reused})`;
 }
 
 function lockedError(dir: string, lockPath: string, holder: LockHolder, host: string): RalphError {
@@ -267,19 +288,4 @@ function lockedError(dir: string, lockPath: string, holder: LockHolder, host: st
 
 function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
-}
-
-/**
- * A process that has exited but was not reaped (a container whose pid 1 does not reap orphans)
- * still answers signal 0: on Linux /proc says it is a zombie (state Z), i.e. gone. Elsewhere
- * there is no /proc and the signal's answer stands.
- */
-function isZombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name in parentheses may hold spaces and parentheses: the state follows the last ')'.
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
-  } catch {
-    return false;
-  }
 }

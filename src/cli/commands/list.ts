@@ -66,7 +66,7 @@ function printLoops(loops: readonly LoopListing[], context: CliContext): void {
     loop.costUsd === undefined ? '-' : money(loop.costUsd),
     loop.pid === undefined ? '-' : String(loop.pid),
     loop.updatedAt ?? '-',
-    loop.problem ?? (loop.state === 'ORPHANED' ? 'process gone: `ralph run` resumes' : ''),
+    loop.problem ?? orphanNote(loop),
   ]);
   const header = ['STATE', 'LOOP', 'ITER', 'STORIES', 'COST', 'PID', 'UPDATED', ''];
   const widths = header.map((title, i) =>
@@ -85,4 +85,10 @@ function printLoops(loops: readonly LoopListing[], context: CliContext): void {
         : text,
     );
   }
+}
+
+function orphanNote(loop: LoopListing): string {
+  if (loop.state !== 'ORPHANED') return '';
+  const reused = loop.pidReused === true ? ' (its pid now runs another program)' : '';
+  return `process gone${reused}: \`ralph run\` resumes`;
 }

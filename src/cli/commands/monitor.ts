@@ -34,6 +34,7 @@ export function monitorCommand(context: CliContext, setExitCode: SetExitCode) {
       try {
         if (options.web !== true) {
           const target = await resolveWatchTarget(context, dir);
+          if (options.once !== true && process.stdout.isTTY) forgetCiForInk();
           // Loaded here, and only here: no other command pays for ink and React (design.md §1).
           const { runMonitorTui } = await import('../../monitor/tui/run.js');
           await runMonitorTui({
@@ -113,4 +114,16 @@ function parsePort(value: string): number {
     throw new InvalidArgumentError(`expected a port number 0-65535, got ${JSON.stringify(value)}`);
   }
   return number;
+}
+
+/**
+ * ink draws only the final frame when it thinks it runs in CI, and it decides once, when it
+ * loads, from CI and CONTINUOUS_INTEGRATION. Someone who exports CI=true in their shell (or a
+ * dev container that does) and opens the live view in a terminal would watch a blank screen
+ * until they quit. This process only draws the monitor and starts no children, so dropping the
+ * two variables here changes nothing else.
+ */
+function forgetCiForInk(): void {
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
 }

@@ -62,7 +62,7 @@ describe('startRunGuard', () => {
     guard?.service.server.close();
     const result = await agent;
     expect(result.exitSignal).toBe('SIGKILL');
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(Date.now() - started).toBeLessThan(10_000); // not sleep's 30 s
     expect(failures).toHaveLength(1);
     expect(guard?.failure()).toBeInstanceOf(Error);
   });

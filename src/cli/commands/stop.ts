@@ -29,7 +29,7 @@ export function stopCommand(context: CliContext, setExitCode: SetExitCode) {
           throw new RalphError(
             'NOT_RUNNING',
             loop.state === 'ORPHANED'
-              ? `no run is active in ${target.name}: its process (pid ${loop.pid ?? '?'}) is gone without recording an end (ORPHANED)`
+              ? `no run is active in ${target.name}: its process (pid ${loop.pid ?? '?'}) is gone without recording an end (ORPHANED)${loop.pidReused === true ? '; that pid now belongs to another process, which was left alone' : ''}`
               : `no run is active in ${target.name} (state ${loop.state})`,
             {
               exitCode: 1,

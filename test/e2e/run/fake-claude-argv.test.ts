@@ -92,7 +92,7 @@ describe('ralph run with a fake claude: argv, dry run, preflight', () => {
     }
     expect(await loop.status()).toMatchObject({ state: 'COMPLETE', storiesPassing: 4 });
     await expectFilesAgree(loop);
-  }, 10_000);
+  });
 
   it('--dry-run prints the next story, model, argv and prompt size and starts no agent', async () => {
     const loop = await createFakeLoop([story(1, { model: 'haiku' }), story(2)]);
@@ -131,7 +131,7 @@ describe('ralph run with a fake claude: argv, dry run, preflight', () => {
     for (const file of ['status.json', 'events.jsonl', 'logs', '.ralph.lock']) {
       expect(existsSync(join(loop.dir, file))).toBe(false);
     }
-  }, 10_000);
+  });
 
   it('stops with exit 2 before any agent call when preflight fails', async () => {
     const loop = await createFakeLoop([story(1)]);
@@ -153,5 +153,5 @@ describe('ralph run with a fake claude: argv, dry run, preflight', () => {
     for (const file of ['status.json', 'events.jsonl', 'logs']) {
       expect(existsSync(join(loop.dir, file))).toBe(false);
     }
-  }, 10_000);
+  });
 });

@@ -147,7 +147,7 @@ describe('ralph run with a fake claude: the main paths', () => {
       await loop.prd(),
     );
     await expectFilesAgree(loop);
-  }, 10_000);
+  });
 
   it('stops at -n 2 when the agent never marks anything → exit 1, REACHED_LIMIT', async () => {
     const stories = [story(1), story(2)];
@@ -189,7 +189,7 @@ describe('ralph run with a fake claude: the main paths', () => {
     );
     expect(existsSync(join(loop.dir, 'archive'))).toBe(false);
     await expectFilesAgree(loop);
-  }, 10_000);
+  });
 
   it('does not believe COMPLETE while stories are open, and carries on', async () => {
     const stories = [story(1), story(2), story(3)];
@@ -221,7 +221,7 @@ describe('ralph run with a fake claude: the main paths', () => {
     expect((await loop.argv(2)).argv[1]).toContain('Work on **STORY-002:');
     expect(await loop.status()).toMatchObject({ state: 'REACHED_LIMIT', storiesPassing: 1 });
     await expectFilesAgree(loop);
-  }, 10_000);
+  });
 
   it('--json prints only LoopEvent lines, run_started first and run_finished last', async () => {
     const stories = [story(1), story(2)];
@@ -250,5 +250,5 @@ describe('ralph run with a fake claude: the main paths', () => {
     // The same stream a monitor reads from events.jsonl.
     expect(events).toEqual(await loop.events());
     await expectFilesAgree(loop);
-  }, 10_000);
+  });
 });

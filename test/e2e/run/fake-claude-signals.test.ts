@@ -132,7 +132,7 @@ describe('ralph run with a fake claude: stopping agents', () => {
     });
     expect(await loop.progress()).toContain('resuming after iteration 2');
     await expectFilesAgree(loop);
-  }, 10_000);
+  });
 
   it('-t kills an agent that runs too long (whole tree) and goes on with the next iteration', async () => {
     const loop = await createFakeLoop([story(1), story(2)]);
@@ -158,7 +158,7 @@ describe('ralph run with a fake claude: stopping agents', () => {
       sessionId: 'session-slow',
     });
     expect(finished[0]?.durationMs).toBeGreaterThanOrEqual(1150);
-    expect(finished[0]?.durationMs).toBeLessThan(4000);
+    expect(finished[0]?.durationMs).toBeLessThan(10_000); // killed, not the agent's own end
 
     const survivors = (await readFile(join(loop.scripts, 'survivors.txt'), 'utf8'))
       .trim()
@@ -167,7 +167,7 @@ describe('ralph run with a fake claude: stopping agents', () => {
     for (const line of survivors) expect(line).toMatch(/ (gone|Z)$/);
     expect(await loop.status()).toMatchObject({ state: 'REACHED_LIMIT', iteration: 2 });
     await expectFilesAgree(loop);
-  }, 10_000);
+  });
 
   it('on SIGHUP (terminal closed) stops the agent tree and leaves the run PAUSED, not RUNNING', async () => {
     const loop = await createFakeLoop([story(1)]);
@@ -185,7 +185,7 @@ describe('ralph run with a fake claude: stopping agents', () => {
     expect(await loop.status()).toMatchObject({ state: 'PAUSED', iteration: 1 });
     expect([129, 130]).toContain(stopped.code);
     expect(existsSync(join(loop.dir, '.ralph.lock'))).toBe(false);
-  }, 10_000);
+  });
 
   it('on Ctrl+Z (SIGTSTP) stops the agent tree with ralph, and fg (SIGCONT) resumes both', async () => {
     const loop = await createFakeLoop([story(1)]);
@@ -208,7 +208,7 @@ describe('ralph run with a fake claude: stopping agents', () => {
     process.kill(first.pid, 'SIGINT');
     expect((await first.exited).code).toBe(130);
     expect(await livingGroupMembers(agent)).toEqual([]);
-  }, 10_000);
+  });
 
   it('refuses a second ralph run on the same loop directory with the holder pid (exit 2)', async () => {
     const loop = await createFakeLoop([story(1)]);
@@ -228,7 +228,7 @@ describe('ralph run with a fake claude: stopping agents', () => {
     process.kill(first.pid, 'SIGINT');
     expect((await first.exited).code).toBe(130);
     await expectFilesAgree(loop);
-  }, 10_000);
+  });
 });
 
 /** The state letter of /proc/<pid>/stat: R, S, T (stopped), Z, …; '?' once the process is gone. */

@@ -130,5 +130,5 @@ describe('ralph run with a fake claude: task-list tampering', () => {
       storiesTotal: 3,
     });
     await expectFilesAgree(loop);
-  }, 10_000);
+  });
 });

@@ -53,7 +53,7 @@ describe('ralph run with a fake claude: completion and limit traps', () => {
     expect(finished?.signal).toBeUndefined();
     expect(await loop.status()).toMatchObject({ state: 'REACHED_LIMIT', storiesPassing: 0 });
     await expectFilesAgree(loop);
-  }, 10_000);
+  });
 
   it('ignores a promise and usage-limit text inside tool results', async () => {
     const stories = [story(1), story(2)];
@@ -81,7 +81,7 @@ describe('ralph run with a fake claude: completion and limit traps', () => {
     });
     expect(await loop.status()).toMatchObject({ state: 'REACHED_LIMIT', storiesPassing: 1 });
     await expectFilesAgree(loop);
-  }, 10_000);
+  });
 
   it('never counts a run without a result line as complete: killed mid-run, or exit 0 after a partial stream', async () => {
     const stories = [story(1), story(2)];
@@ -116,7 +116,7 @@ describe('ralph run with a fake claude: completion and limit traps', () => {
     );
     expect(await loop.prd()).toBe(prdText(stories));
     await expectFilesAgree(loop);
-  }, 10_000);
+  });
 
   it('replays real transcripts whose tool results hold promises and limit text (shared corpus)', async () => {
     const stories = [story(1), story(2), story(3)];
@@ -159,7 +159,7 @@ describe('ralph run with a fake claude: completion and limit traps', () => {
     );
     expect(await loop.status()).toMatchObject({ state: 'REACHED_LIMIT', storiesPassing: 1 });
     await expectFilesAgree(loop);
-  }, 10_000);
+  });
 
   it('takes no promise from a cut run: narration followed by a tool call is not a final message', async () => {
     const stories = [story(1), story(2)];
@@ -174,5 +174,5 @@ describe('ralph run with a fake claude: completion and limit traps', () => {
     expect(ofType(events, 'complete_not_believed')).toEqual([]);
     expect(ofType(events, 'iteration_finished')[0]?.signal).toBeUndefined();
     await expectFilesAgree(loop);
-  }, 10_000);
+  });
 });

@@ -248,7 +248,7 @@ function signalNumber(signal: NodeJS.Signals | null): number {
 export async function waitFor(
   what: string,
   check: () => boolean | Promise<boolean>,
-  timeoutMs = 4000,
+  timeoutMs = 15_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
