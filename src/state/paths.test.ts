@@ -106,10 +106,11 @@ describe('loopPaths', () => {
 });
 
 describe('config locations', () => {
-  it('puts the project config under <repo>/.ralph', () => {
+  it('puts the project config and the interactive audit log under <repo>/.ralph', () => {
     expect(projectPaths('/repo')).toEqual({
       ralphDir: '/repo/.ralph',
       config: '/repo/.ralph/config.yaml',
+      auditLog: '/repo/.ralph/logs/audit.jsonl',
     });
   });
 

@@ -107,11 +107,17 @@ function assertCounter(name: string, value: number): void {
 export interface ProjectPaths {
   ralphDir: string;
   config: string;
+  /** The guard's decisions in interactive sessions (`ralph setup --guard`), outside any loop. */
+  auditLog: string;
 }
 
 export function projectPaths(repoRoot: string): ProjectPaths {
   const ralphDir = join(resolve(repoRoot), PROJECT_DIR_NAME);
-  return { ralphDir, config: join(ralphDir, 'config.yaml') };
+  return {
+    ralphDir,
+    config: join(ralphDir, 'config.yaml'),
+    auditLog: join(ralphDir, 'logs', 'audit.jsonl'),
+  };
 }
 
 /**

@@ -7,6 +7,7 @@ import { createDemoAgent } from '../../agents/fake/demo-agent.js';
 import { runCommand as runProcess } from '../../agents/spawn.js';
 import { runLoop } from '../../core/engine.js';
 import { systemClock } from '../../safety/clock.js';
+import { loopPaths, projectPaths } from '../../state/paths.js';
 import { RalphError } from '../../util/errors.js';
 import { writeLine, type CliContext } from '../context.js';
 import { reportError } from '../exit.js';
@@ -34,13 +35,13 @@ export function demoCommand(context: CliContext, setExitCode: SetExitCode) {
           options.dir === undefined ? undefined : resolve(context.cwd, options.dir),
           context,
         );
-        const loopDir = join(project, '.ralph', 'demo');
+        const loopDir = join(projectPaths(project).ralphDir, 'demo');
         if (!json) writeLine(context.stdout, `ralph demo: sample project in ${project}\n`);
         const prepared: PreparedRun = {
           options: {
             loopDir,
             cwd: project,
-            taskListFile: join(loopDir, 'prd.json'),
+            taskListFile: loopPaths(loopDir).prd,
             promptTemplate: await readFile(PROMPT, 'utf8'),
             feature: 'demo',
             maxIterations: 10,

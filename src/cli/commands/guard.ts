@@ -6,6 +6,7 @@ import { appendAudit, summariseInput } from '../../guard/audit.js';
 import { decide, type Verdict } from '../../guard/decide.js';
 import { failClosed, hookOutput, parseHookInput } from '../../guard/hook-io.js';
 import { resolvePolicy, type GuardSettings } from '../../guard/policy.js';
+import { projectPaths, userConfigPath } from '../../state/paths.js';
 
 /**
  * `ralph guard`, the PreToolUse hook command of interactive sessions (`ralph setup --guard`).
@@ -79,8 +80,8 @@ async function run(argv: readonly string[], io: GuardMainIo, started: number): P
   const auditLog =
     flag >= 0 && argv[flag + 1] !== undefined
       ? resolve(io.cwd, argv[flag + 1] ?? '')
-      : join(policy.projectRoot, '.ralph', 'logs', 'audit.jsonl');
-  writeAudit(auditLog, {
+      : projectPaths(policy.projectRoot).auditLog;
+  writeAudit(auditLog, projectPaths(policy.projectRoot).auditLog, {
     at: new Date().toISOString(),
     sessionId: input.sessionId,
     tool: input.toolName,
@@ -93,12 +94,15 @@ async function run(argv: readonly string[], io: GuardMainIo, started: number): P
   return verdict;
 }
 
-function writeAudit(file: string, entry: Parameters<typeof appendAudit>[1]): void {
+function writeAudit(
+  file: string,
+  projectAuditLog: string,
+  entry: Parameters<typeof appendAudit>[1],
+): void {
   appendAudit(file, entry);
   // The project-level log is run state, not source: keep it out of commits.
   const ignore = join(dirname(file), '.gitignore');
-  if (dirname(file).endsWith(join('.ralph', 'logs')) && !existsSync(ignore))
-    writeFileSync(ignore, '*\n');
+  if (file === projectAuditLog && !existsSync(ignore)) writeFileSync(ignore, '*\n');
 }
 
 /** The nearest folder holding `.git`, found without starting git (a process costs milliseconds). */
@@ -118,10 +122,7 @@ async function guardSettings(
   io: GuardMainIo,
 ): Promise<GuardSettings | undefined> {
   const home = io.env.HOME ?? homedir();
-  const files = [
-    join(io.env.XDG_CONFIG_HOME ?? join(home, '.config'), 'ralph', 'config.yaml'),
-    join(projectRoot, '.ralph', 'config.yaml'),
-  ];
+  const files = [userConfigPath({ homeDir: home, env: io.env }), projectPaths(projectRoot).config];
   const mentioned = files.some((file) => {
     try {
       return /^\s*guard\s*:/m.test(readFileSync(file, 'utf8'));
