@@ -30,6 +30,13 @@ mkdirSync(join(project, '.git'), { recursive: true });
 mkdirSync(join(project, 'src'), { recursive: true });
 mkdirSync(home);
 writeFileSync(join(project, 'src', 'a.ts'), 'export {};\n');
+// `npm test` and `npm run build` make the guard read and judge these scripts too.
+writeFileSync(
+  join(project, 'package.json'),
+  JSON.stringify({
+    scripts: { pretest: 'npm run lint', test: 'vitest run', lint: 'eslint .', build: 'tsc' },
+  }),
+);
 
 // A realistic mix: what an iteration of a coding agent calls most.
 const CALLS = [

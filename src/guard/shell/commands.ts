@@ -4,6 +4,8 @@ import type { Judge, SimpleCommand } from './analyze.js';
 import { checkReadsOfAll, shown, valueOf } from './args.js';
 import { FILE_RULES } from './file-commands.js';
 import { judgeInterpreter, interpreterOf } from './interpreters.js';
+import { judgePackageScripts } from './package-scripts.js';
+import { judgeProgramFile } from './script-files.js';
 import { SPECIAL_RULES } from './special-commands.js';
 import { unwrap } from './wrappers.js';
 import type { Arg } from './words.js';
@@ -131,6 +133,7 @@ export function judgeCommand(command: SimpleCommand, judge: Judge): void {
   }
   const interpreter = interpreterOf(name);
   if (interpreter !== undefined) {
+    if (name === 'bun') judgePackageScripts(command, judge); // `bun run build`, `bun dev`
     judgeInterpreter(command, interpreter, judge);
     return;
   }
@@ -139,6 +142,7 @@ export function judgeCommand(command: SimpleCommand, judge: Judge): void {
   if (!TEXT_ONLY.has(name) && !ARGS_ARE_TEXT.has(name))
     checkReadsOfAll(judge, command, command.args);
   if (FILE_READERS.has(name)) checkDynamicReads(command, judge);
+  judgeProgramFile(command, judge);
 }
 
 /** Commands that print or copy the files they are given. */

@@ -1,13 +1,15 @@
 import type { Judge, SimpleCommand } from './analyze.js';
 import { checkRead, shown, splitArgs, valueOf } from './args.js';
 import { scanCode, type Language } from './code-scan.js';
+import { judgeShellScriptArg } from './script-files.js';
 
 /**
  * Shells and language interpreters: code they are handed inline (`bash -c`, `python3 -c`,
  * `node -e`, a here-document) is judged — shell code by parsing it again, other languages by
  * scanning for shell-outs, recursive deletes and writes outside the project. Code that arrives
- * through a pipe (`curl … | sh`, `base64 -d | bash`) cannot be seen and is refused; a script
- * file runs like any program.
+ * through a pipe (`curl … | sh`, `base64 -d | bash`) cannot be seen and is refused; a shell
+ * script file is read and judged (script-files.ts), a script in another language runs like any
+ * program.
  */
 
 interface InterpreterSpec {
@@ -151,6 +153,7 @@ export function judgeInterpreter(command: SimpleCommand, interpreter: Interprete
       return;
     }
     checkRead(judge, command, script);
+    if (spec.language === 'shell') judgeShellScriptArg(command, script, judge);
     return;
   }
   judgeStdinProgram(command, spec.language, judge);

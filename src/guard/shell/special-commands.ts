@@ -12,6 +12,8 @@ import {
   valueOf,
 } from './args.js';
 import type { CommandRule } from './commands.js';
+import { judgePackageScripts } from './package-scripts.js';
+import { judgeShellScriptArg } from './script-files.js';
 import type { Arg } from './words.js';
 
 /**
@@ -58,6 +60,7 @@ const source: CommandRule = (command, judge) => {
     return;
   }
   checkRead(judge, command, file);
+  judgeShellScriptArg(command, file, judge);
 };
 
 const STDIN_FILES = new Set(['/dev/stdin', '/dev/fd/0', '/proc/self/fd/0']);
@@ -344,6 +347,7 @@ const packageManager: CommandRule = (command, judge) => {
       `\`${shown(command)}\` installs globally, outside the project; install into the project`,
     );
   }
+  judgePackageScripts(command, judge);
 };
 
 export const SPECIAL_RULES: Readonly<Record<string, CommandRule>> = {

@@ -161,6 +161,61 @@ describe('the guard in ralph run, with the real Claude Code CLI', () => {
     expect(status.lastDenied?.tools).toEqual(['Bash', 'Bash', 'Write']);
   }, 90_000);
 
+  it('reads what the agent wrote before running it: a shell script and a package script', async () => {
+    sandbox = makeSandbox('ralph-guard-scripts-');
+    const { repo, root } = sandbox;
+    const home = join(root, 'home');
+    const packageJson = `${JSON.stringify({ scripts: { test: 'echo TESTS-PASS', wipe: 'rm -rf ~/victim' } })}\n`;
+    fake = await startFakeAnthropic(
+      scriptedSteps([
+        reply(write(join(repo, 'clean.sh'), '#!/bin/sh\nrm -rf ~/victim\n')),
+        reply(bash('bash clean.sh', 'Run the clean-up script')),
+        reply(write(join(repo, 'package.json'), packageJson)),
+        reply(bash('npm run wipe', 'Run the wipe script')),
+        reply(bash('npm test', 'Run the tests')),
+        reply(bash(flipPasses, 'Mark the story passing')),
+        'Done. <promise>COMPLETE</promise>',
+      ]),
+    );
+    const env = { ...claudeEnv({ baseUrl: fake.url, root }), RALPH_CLAUDE_BIN: claudeBinary() };
+    await project(root, repo, env);
+
+    const run = await runRalph(
+      ['run', '--dangerously-skip-permissions', '--pause', '0', '-n', '2'],
+      repo,
+      env,
+    );
+    expect(fake.scriptErrors).toEqual([]);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const requests = fake.messageRequests();
+    const resultAfter = (turn: number) =>
+      lastResult(
+        requests.find((request) => request.assistantTurns().length === turn) ?? requests[0]!,
+      );
+    expect(resultAfter(1)?.is_error).toBe(false); // writing the script is allowed
+    for (const [turn, source] of [
+      [2, 'script clean.sh (run by `bash clean.sh`)'],
+      [4, 'package script "wipe" in package.json (run by `npm run wipe`)'],
+    ] as const) {
+      const result = resultAfter(turn);
+      expect(result?.is_error, JSON.stringify(result)).toBe(true);
+      expect(result?.content).toContain(source);
+      expect(result?.content).toContain('outside the project');
+    }
+    expect(resultAfter(5)?.content).toContain('TESTS-PASS');
+    expect(readFileSync(join(home, 'victim', 'keep.txt'), 'utf8')).toBe('precious\n');
+    const denied = readFileSync(join(repo, LOOP, 'logs', 'audit.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as AuditLine)
+      .filter((entry) => entry.decision === 'deny')
+      .map((entry) => [entry.input, entry.rule]);
+    expect(denied).toEqual([
+      ['bash clean.sh', 'outside-project'],
+      ['npm run wipe', 'outside-project'],
+    ]);
+  }, 90_000);
+
   it('fails closed: ralph (and its guard service) killed mid-iteration, the next dangerous call does not run', async () => {
     sandbox = makeSandbox('ralph-guard-kill-');
     const { repo, root } = sandbox;
