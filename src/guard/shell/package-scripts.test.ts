@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SimpleCommand } from './analyze.js';
-import { scriptsRun } from './package-scripts.js';
+import { LIFECYCLE_INSTALL, scriptsRun } from './package-scripts.js';
 import type { Arg } from './words.js';
 
 /** `npm run $X` style: words starting with `$` stand for what is known only at run time. */
@@ -24,15 +24,7 @@ function command(line: string): SimpleCommand {
 }
 
 const around = (name: string) => [`pre${name}`, name, `post${name}`];
-const INSTALL = [
-  'preinstall',
-  'install',
-  'postinstall',
-  'prepublish',
-  'preprepare',
-  'prepare',
-  'postprepare',
-];
+const INSTALL = LIFECYCLE_INSTALL;
 
 describe('scriptsRun', () => {
   it.each([

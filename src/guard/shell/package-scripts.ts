@@ -11,7 +11,7 @@ import { judgeScriptText } from './script-files.js';
  * file, so a script is only as safe as its text at the moment it runs.
  */
 
-const LIFECYCLE_INSTALL = [
+export const LIFECYCLE_INSTALL = [
   'preinstall',
   'install',
   'postinstall',

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ParsedRequest } from '../fake-anthropic/conversation.js';
-import { bash, reply, scriptedSteps, write } from '../fake-anthropic/script.js';
+import { bash, reply, scriptedSteps, write, type Step } from '../fake-anthropic/script.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic/server.js';
 import { RALPH_BIN, runRalph } from '../harness.js';
 import { claudeBinary, claudeEnv, makeSandbox, type Sandbox } from '../real-claude/env.js';
@@ -85,38 +85,52 @@ const flipPasses = `node -e 'const fs=require("fs");const f="${LOOP}/prd.json";c
 /** The tool_result the model got for its last tool call. */
 const lastResult = (request: ParsedRequest) => request.toolResults().at(-1);
 
+/**
+ * One `ralph run` (bypass permissions, two iterations at most) in a fresh sandbox project, the
+ * model scripted by `steps(sandbox)`; it must end COMPLETE. Gives the sandbox, the tool_result
+ * the model got after its turn N, and the audit log.
+ */
+async function guardedRun(prefix: string, steps: (box: Sandbox) => Step[]) {
+  const box = makeSandbox(prefix);
+  sandbox = box;
+  fake = await startFakeAnthropic(scriptedSteps(steps(box)));
+  const env = {
+    ...claudeEnv({ baseUrl: fake.url, root: box.root }),
+    RALPH_CLAUDE_BIN: claudeBinary(),
+  };
+  await project(box.root, box.repo, env);
+  const run = await runRalph(
+    ['run', '--dangerously-skip-permissions', '--pause', '0', '-n', '2'],
+    box.repo,
+    env,
+  );
+  expect(fake.scriptErrors).toEqual([]);
+  expect(run.code, run.stdout + run.stderr).toBe(0);
+  const requests = fake.messageRequests();
+  const resultAfter = (turn: number) =>
+    lastResult(
+      requests.find((request) => request.assistantTurns().length === turn) ?? requests[0]!,
+    );
+  const audit = () =>
+    readFileSync(join(box.repo, LOOP, 'logs', 'audit.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as AuditLine);
+  return { ...box, home: join(box.root, 'home'), resultAfter, audit };
+}
+
 describe('the guard in ralph run, with the real Claude Code CLI', () => {
   it('denies rm -rf ~/…, cat .env and a Write outside the project; npm test runs; all audited', async () => {
-    sandbox = makeSandbox('ralph-guard-e2e-');
-    const { repo, root } = sandbox;
-    const home = join(root, 'home');
-    const outside = join(root, 'outside', 'evil.txt');
-    fake = await startFakeAnthropic(
-      scriptedSteps([
-        reply(bash(`rm -rf ~/victim`, 'Clean up')),
-        reply(bash('cat .env', 'Read the config')),
-        reply(write(outside, 'escaped\n')),
-        reply(bash('npm test', 'Run the tests')),
-        reply(bash(flipPasses, 'Mark the story passing')),
-        'Done. <promise>COMPLETE</promise>',
-      ]),
-    );
-    const env = { ...claudeEnv({ baseUrl: fake.url, root }), RALPH_CLAUDE_BIN: claudeBinary() };
-    await project(root, repo, env);
-
-    const run = await runRalph(
-      ['run', '--dangerously-skip-permissions', '--pause', '0', '-n', '2'],
-      repo,
-      env,
-    );
-    expect(fake.scriptErrors).toEqual([]);
-    expect(run.code, run.stdout + run.stderr).toBe(0);
-
-    const requests = fake.messageRequests();
-    const resultAfter = (turn: number) =>
-      lastResult(
-        requests.find((request) => request.assistantTurns().length === turn) ?? requests[0]!,
-      );
+    const outsideOf = (root: string) => join(root, 'outside', 'evil.txt');
+    const { repo, root, home, resultAfter, audit } = await guardedRun('ralph-guard-e2e-', (box) => [
+      reply(bash(`rm -rf ~/victim`, 'Clean up')),
+      reply(bash('cat .env', 'Read the config')),
+      reply(write(outsideOf(box.root), 'escaped\n')),
+      reply(bash('npm test', 'Run the tests')),
+      reply(bash(flipPasses, 'Mark the story passing')),
+      'Done. <promise>COMPLETE</promise>',
+    ]);
+    const outside = outsideOf(root);
     // The model received each denial as an error tool_result carrying the guard's reason.
     for (const [turn, rule] of [
       [1, 'outside the project'],
@@ -138,20 +152,17 @@ describe('the guard in ralph run, with the real Claude Code CLI', () => {
     expect(readFileSync(join(repo, '.env'), 'utf8')).toContain('sk-live');
     expect(resultAfter(2)?.content).not.toContain('sk-live');
 
-    const audit = readFileSync(join(repo, LOOP, 'logs', 'audit.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as AuditLine);
-    const denied = audit.filter((entry) => entry.decision === 'deny');
+    const entries = audit();
+    const denied = entries.filter((entry) => entry.decision === 'deny');
     expect(denied.map((entry) => [entry.tool, entry.input])).toEqual([
       ['Bash', 'rm -rf ~/victim'],
       ['Bash', 'cat .env'],
       ['Write', `file_path=${outside}`],
     ]);
     expect(
-      audit.filter((entry) => entry.decision === 'allow').map((entry) => entry.input),
+      entries.filter((entry) => entry.decision === 'allow').map((entry) => entry.input),
     ).toContain('npm test');
-    expect(audit.every((entry) => entry.sessionId === fake?.sessions()[0])).toBe(true);
+    expect(entries.every((entry) => entry.sessionId === fake?.sessions()[0])).toBe(true);
     // The denials reach status.json (and, through the result line, the breaker's count).
     const status = JSON.parse(readFileSync(join(repo, LOOP, 'status.json'), 'utf8')) as {
       deniedToolCalls?: number;
@@ -162,36 +173,16 @@ describe('the guard in ralph run, with the real Claude Code CLI', () => {
   }, 90_000);
 
   it('reads what the agent wrote before running it: a shell script and a package script', async () => {
-    sandbox = makeSandbox('ralph-guard-scripts-');
-    const { repo, root } = sandbox;
-    const home = join(root, 'home');
     const packageJson = `${JSON.stringify({ scripts: { test: 'echo TESTS-PASS', wipe: 'rm -rf ~/victim' } })}\n`;
-    fake = await startFakeAnthropic(
-      scriptedSteps([
-        reply(write(join(repo, 'clean.sh'), '#!/bin/sh\nrm -rf ~/victim\n')),
-        reply(bash('bash clean.sh', 'Run the clean-up script')),
-        reply(write(join(repo, 'package.json'), packageJson)),
-        reply(bash('npm run wipe', 'Run the wipe script')),
-        reply(bash('npm test', 'Run the tests')),
-        reply(bash(flipPasses, 'Mark the story passing')),
-        'Done. <promise>COMPLETE</promise>',
-      ]),
-    );
-    const env = { ...claudeEnv({ baseUrl: fake.url, root }), RALPH_CLAUDE_BIN: claudeBinary() };
-    await project(root, repo, env);
-
-    const run = await runRalph(
-      ['run', '--dangerously-skip-permissions', '--pause', '0', '-n', '2'],
-      repo,
-      env,
-    );
-    expect(fake.scriptErrors).toEqual([]);
-    expect(run.code, run.stdout + run.stderr).toBe(0);
-    const requests = fake.messageRequests();
-    const resultAfter = (turn: number) =>
-      lastResult(
-        requests.find((request) => request.assistantTurns().length === turn) ?? requests[0]!,
-      );
+    const { home, resultAfter, audit } = await guardedRun('ralph-guard-scripts-', (box) => [
+      reply(write(join(box.repo, 'clean.sh'), '#!/bin/sh\nrm -rf ~/victim\n')),
+      reply(bash('bash clean.sh', 'Run the clean-up script')),
+      reply(write(join(box.repo, 'package.json'), packageJson)),
+      reply(bash('npm run wipe', 'Run the wipe script')),
+      reply(bash('npm test', 'Run the tests')),
+      reply(bash(flipPasses, 'Mark the story passing')),
+      'Done. <promise>COMPLETE</promise>',
+    ]);
     expect(resultAfter(1)?.is_error).toBe(false); // writing the script is allowed
     for (const [turn, source] of [
       [2, 'script clean.sh (run by `bash clean.sh`)'],
@@ -204,10 +195,7 @@ describe('the guard in ralph run, with the real Claude Code CLI', () => {
     }
     expect(resultAfter(5)?.content).toContain('TESTS-PASS');
     expect(readFileSync(join(home, 'victim', 'keep.txt'), 'utf8')).toBe('precious\n');
-    const denied = readFileSync(join(repo, LOOP, 'logs', 'audit.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as AuditLine)
+    const denied = audit()
       .filter((entry) => entry.decision === 'deny')
       .map((entry) => [entry.input, entry.rule]);
     expect(denied).toEqual([
