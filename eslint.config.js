@@ -44,6 +44,8 @@ const LAYER_RULES = {
   guard: {
     forbid: ['cli', 'core', 'agents', 'plan', 'monitor', 'safety', 'session-loop', 'hooks'],
   },
+  // The person's hook scripts: started through agents/spawn.ts, found through state/paths.ts.
+  hooks: { forbid: ['cli', 'core', 'plan', 'monitor', 'safety', 'session-loop', 'guard'] },
 };
 
 export default tseslint.config(

@@ -1,129 +1,22 @@
-import { mkdir, mkdtemp, readFile, realpath, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { AgentAdapter, AgentRunRequest, AgentRunResult } from '../agents/types.js';
 import type { Clock } from '../safety/clock.js';
 import { RalphError } from '../util/errors.js';
 import { loopOptions } from '../../test/fixtures/core/loop-options.js';
-import { runLoop, type LoopOptions } from './engine.js';
+import {
+  clock,
+  fakeAgent,
+  finished,
+  loopDir,
+  ok,
+  pass,
+  run,
+  STORIES,
+  type Step,
+} from '../../test/fixtures/core/engine-fakes.js';
+import { runLoop } from './engine.js';
 import type { LoopEvent } from './events.js';
-
-/** What the scripted agent does in one call: edit files in the loop dir, then report. */
-type Step = (request: AgentRunRequest, dir: string) => Promise<Partial<AgentRunResult>>;
-
-function fakeAgent(dir: string, steps: Step[]): AgentAdapter & { requests: AgentRunRequest[] } {
-  const requests: AgentRunRequest[] = [];
-  return {
-    id: 'claude',
-    requests,
-    probe: () =>
-      Promise.resolve({
-        agent: 'claude',
-        command: 'fake',
-        found: true,
-        version: '1',
-        problem: undefined,
-      }),
-    commandLine: () => ({ command: 'fake', args: [] }),
-    async run(request) {
-      requests.push(request);
-      const step = steps[requests.length - 1];
-      const partial = step === undefined ? {} : await step(request, dir);
-      return { ...ok(), ...partial };
-    },
-  };
-}
-
-function ok(text = 'done'): AgentRunResult {
-  return {
-    exitCode: 0,
-    exitSignal: undefined,
-    timedOut: false,
-    canceled: false,
-    spawnError: undefined,
-    sessionId: 'session-1',
-    model: 'claude-sonnet-5',
-    result: {
-      subtype: 'success',
-      isError: false,
-      apiErrorStatus: undefined,
-      resultText: text,
-      sessionId: 'session-1',
-      costUsd: 0.01,
-      numTurns: 3,
-      usage: undefined,
-      permissionDenials: [],
-      durationMs: 10,
-    },
-    finalText: text,
-    toolCalls: [],
-    rateLimits: [],
-    stderrTail: '',
-    lineCount: 4,
-    durationMs: 10,
-  };
-}
-
-const clock: Clock = {
-  now: () => new Date('2026-11-22T12:00:00Z'),
-  sleep: () => Promise.resolve(),
-};
-
-const STORIES = ['STORY-001', 'STORY-002', 'STORY-003'];
-
-async function loopDir(): Promise<string> {
-  const dir = await realpath(await mkdtemp(join(tmpdir(), 'ralph-engine-')));
-  await mkdir(join(dir, 'logs'), { recursive: true });
-  const prd = {
-    description: 'd',
-    userStories: STORIES.map((id, index) => ({
-      id,
-      title: `story ${index + 1}`,
-      acceptanceCriteria: ['works'],
-      priority: index + 1,
-      passes: false,
-      notes: '',
-    })),
-  };
-  await writeFile(join(dir, 'prd.json'), `${JSON.stringify(prd, null, 2)}\n`);
-  return dir;
-}
-
-/** A step that marks a story passing the way an agent would: editing prd.json. */
-function pass(id: string, text = '<promise>STORY_COMPLETE</promise>'): Step {
-  return async (_request, dir) => {
-    const file = join(dir, 'prd.json');
-    const prd = JSON.parse(await readFile(file, 'utf8')) as {
-      userStories: { id: string; passes: boolean }[];
-    };
-    for (const story of prd.userStories) if (story.id === id) story.passes = true;
-    await writeFile(file, `${JSON.stringify(prd, null, 2)}\n`);
-    return { finalText: text };
-  };
-}
-
-async function run(
-  dir: string,
-  agent: AgentAdapter,
-  overrides: Partial<LoopOptions> = {},
-  signal?: AbortSignal,
-) {
-  const events: LoopEvent[] = [];
-  const result = await runLoop(loopOptions(dir, overrides), {
-    agent,
-    clock,
-    signal: signal ?? new AbortController().signal,
-    reporters: [{ onEvent: (event) => void events.push(event) }],
-  });
-  return { result, events };
-}
-
-const finished = (events: LoopEvent[]) =>
-  events.filter(
-    (event): event is Extract<LoopEvent, { type: 'iteration_finished' }> =>
-      event.type === 'iteration_finished',
-  );
 
 describe('runLoop', () => {
   it('runs one story per iteration in order until every story passes', async () => {

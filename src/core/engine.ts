@@ -15,6 +15,7 @@ import { interrupted } from './loop-types.js';
 import { selectModel } from './model-select.js';
 import { buildPrompt } from './prompt.js';
 import { openSafetySession, type SafetySession } from './safety-session.js';
+import { callEndHooks, callHook, iterationVariables } from './user-hooks.js';
 
 export type {
   LoopDependencies,
@@ -96,6 +97,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
   for (const transition of transitions) {
     await emit({ type: 'breaker_changed', at: at(), ...transition, breaker: safety.breaker() });
   }
+  await callHook(ctx, 'pre_run');
 
   const finish = async (stop: Stop): Promise<LoopResult> => {
     const summary = summarise(document.taskList);
@@ -113,6 +115,8 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
       costUsd: ctx.run.costUsd,
       tokens: ctx.run.tokens,
     });
+    // After run_finished, so status.json is final while the person's hooks run.
+    await callEndHooks(ctx, stop, iteration);
     for (const reporter of deps.reporters) await reporter.close?.();
     return { ...stop, iterations: iteration, costUsd: ctx.run.costUsd };
   };
@@ -180,6 +184,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
       spec: options.hasSpec ? shown(paths.spec) : undefined,
       specsDir: options.hasSpecsDir ? `${shown(paths.specsDir)}/` : undefined,
     });
+    await callHook(ctx, 'pre_iteration', iterationVariables(iteration, story));
     let outcome;
     try {
       outcome = await runAttempts(ctx, setup, {
@@ -198,12 +203,24 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     }
     firstAttempt = 1;
     document = outcome.document;
+    // Read through a call: TypeScript would keep the loop top's narrowing across the awaits.
+    if (!isAborted(deps.signal)) {
+      await callHook(ctx, 'post_iteration', {
+        ...iterationVariables(iteration, story),
+        RALPH_ITERATION_OUTCOME:
+          outcome.kind === 'stop' ? outcome.stop.stopReason : outcome.report.outcome,
+      });
+    }
     if (outcome.kind === 'stop') return finish(outcome.stop);
     const tripped = breakerStop(safety.breaker());
     if (tripped !== undefined) return finish(tripped);
     if (outcome.report.outcome === 'complete') return finish(await completed(safety, deps));
     await deps.clock.sleep(options.pauseMs, deps.signal);
   }
+}
+
+function isAborted(signal: AbortSignal): boolean {
+  return signal.aborted;
 }
 
 function stateError(error: RalphError): Stop {

@@ -4,6 +4,7 @@ import type { SafetySettings } from '../safety/settings.js';
 import type { LoopEvent, Reporter, RunState, StopReason } from './events.js';
 import type { ModelSettings } from './model-select.js';
 import type { SafetySession } from './safety-session.js';
+import type { HookRunner } from './user-hooks.js';
 
 export interface LoopOptions {
   loopDir: string;
@@ -62,6 +63,8 @@ export interface LoopDependencies {
    */
   askUsageLimit?:
     ((question: UsageLimitQuestion, signal: AbortSignal) => Promise<UsageLimitAnswer>) | undefined;
+  /** The person's hook scripts (`hooks/<point>.sh`); none are run without it. */
+  hooks?: HookRunner | undefined;
 }
 
 export interface LoopResult {

@@ -121,6 +121,22 @@ describe('runPreflight', () => {
     expect(warned.ok).toBe(true);
   });
 
+  it('hooks: lists the hook scripts and warns about a file no point runs', async () => {
+    const { repo, dir } = await loop(complete);
+    expect(statuses(await preflight(repo), 'hooks')).toEqual([]); // no hooks/ folder
+    await mkdir(join(dir, 'hooks'));
+    await writeFile(join(dir, 'hooks', 'pre_run.sh'), 'echo hi\n');
+    await writeFile(join(dir, 'hooks', 'post-iteration.sh'), 'echo typo\n');
+    const report = await preflight(repo);
+    const hooks = report.checks.filter((check) => check.name === 'hooks');
+    expect(hooks.map((check) => [check.status, check.message])).toEqual([
+      ['pass', 'Hooks: pre_run'],
+      ['warn', 'Not a hook point, never run: hooks/post-iteration.sh'],
+    ]);
+    expect(hooks[1]?.hint).toContain('post_iteration.sh');
+    expect(report.ok).toBe(true);
+  });
+
   it('task list: a schema error fails with the location and hint', async () => {
     const bad = JSON.stringify(
       { userStories: [{ ...PRD.userStories[0], passes: 'yes' }] },

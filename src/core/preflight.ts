@@ -7,6 +7,7 @@ import { parseSpec, structureProblems, type Spec } from '../plan/spec.js';
 import { findGitRepo } from '../state/git.js';
 import { findTaskListFile, isFile, loopPaths, resolveLoopDir } from '../state/paths.js';
 import { formatLocation, RalphError } from '../util/errors.js';
+import { checkHooks } from './preflight-hooks.js';
 
 /**
  * The preflight of the Ralph Hybrid spec: everything a run needs, checked before any agent
@@ -16,7 +17,10 @@ import { formatLocation, RalphError } from '../util/errors.js';
 export type CheckStatus = 'pass' | 'warn' | 'fail';
 
 export interface PreflightCheck {
-  /** Stable machine name: branch, protected-branch, folder, files, task-list, spec, sync, agent, nested. */
+  /**
+   * Stable machine name: branch, protected-branch, folder, files, hooks, task-list, spec, sync,
+   * agent, nested.
+   */
   name: string;
   status: CheckStatus;
   message: string;
@@ -158,6 +162,7 @@ async function checkLoopDir(
     );
   }
 
+  await checkHooks(loopDir, checks);
   const document = found === undefined ? undefined : await checkTaskList(found.path, checks);
   if (document !== undefined) checkMcpServers(document, options, checks);
   if (hasSpec) {

@@ -42,6 +42,7 @@ describe('config schema', () => {
       },
       guard: { enabled: true },
       notify: { desktop: true, bell: true },
+      hooks: { enabled: true, timeoutSeconds: 60 },
     });
   });
 
@@ -158,6 +159,8 @@ describe('CONFIG_KEYS', () => {
       ['notify.webhook', 'string', 'RALPH_NOTIFY_WEBHOOK'],
       ['notify.desktop', 'boolean', 'RALPH_NOTIFY_DESKTOP'],
       ['notify.bell', 'boolean', 'RALPH_NOTIFY_BELL'],
+      ['hooks.enabled', 'boolean', 'RALPH_HOOKS_ENABLED'],
+      ['hooks.timeoutSeconds', 'number', 'RALPH_HOOKS_TIMEOUT_SECONDS'],
     ]);
   });
 

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { DEFAULT_PROTECTED_BRANCHES } from './paths.js';
 import { GUARD_REQUIREMENTS, guardFileSchema, guardSchema } from './guard-config-schema.js';
+import { HOOKS_REQUIREMENTS, hooksFileSchema, hooksSchema } from './hooks-config-schema.js';
 import { NOTIFY_REQUIREMENTS, notifyFileSchema, notifySchema } from './notify-config-schema.js';
 
 /**
@@ -243,6 +244,7 @@ export const configFileSchema = z
       .describe("What to do when the Claude subscription's usage limit is reached."),
     guard: guardFileSchema,
     notify: notifyFileSchema,
+    hooks: hooksFileSchema,
   })
   .describe('ralph configuration (~/.config/ralph/config.yaml or <repo>/.ralph/config.yaml).');
 /** One layer of settings: a config file, the environment or the CLI flags. */
@@ -313,6 +315,7 @@ export const configSchema = z.strictObject({
     .prefault({}),
   guard: guardSchema,
   notify: notifySchema,
+  hooks: hooksSchema,
 });
 export type Config = z.output<typeof configSchema>;
 export type Profile = (typeof PROFILES)[number];
@@ -324,6 +327,7 @@ export type Profile = (typeof PROFILES)[number];
 export const CONFIG_REQUIREMENTS: Readonly<Record<string, string>> = {
   ...GUARD_REQUIREMENTS,
   ...NOTIFY_REQUIREMENTS,
+  ...HOOKS_REQUIREMENTS,
   maxIterations: 'a whole number ≥ 1',
   timeoutMinutes: 'a number > 0',
   pauseSeconds: 'a number ≥ 0',

@@ -8,9 +8,11 @@ import { notifyReporter } from '../../monitor/reporters/notify.js';
 import { progressHistoryReporter } from '../../monitor/reporters/progress-history.js';
 import { statusFileReporter } from '../../monitor/reporters/status-file.js';
 import { textReporter } from '../../monitor/reporters/text.js';
+import { scriptHooks } from '../../hooks/script-hooks.js';
 import type { Clock } from '../../safety/clock.js';
 import { archiveLoop } from '../../state/archive.js';
 import { acquireLock } from '../../state/lock.js';
+import type { HooksSettings } from '../../state/hooks-config-schema.js';
 import type { NotifySettings } from '../../state/notify-config-schema.js';
 import { loopPaths } from '../../state/paths.js';
 import { writeLine, type CliContext } from '../context.js';
@@ -27,6 +29,8 @@ export interface StartOptions {
   askUsageLimit?: LoopDependencies['askUsageLimit'];
   /** config `notify`: desktop, bell, webhook on complete, error, breaker, usage limit, budget. */
   notify?: NotifySettings;
+  /** config `hooks`: the person's scripts in DIR/hooks/ (none are run without it). */
+  hooks?: HooksSettings;
 }
 
 /**
@@ -105,6 +109,19 @@ export async function startRun(
       }),
     );
   }
+  const hooks =
+    options.hooks?.enabled === true
+      ? scriptHooks({
+          loopDir,
+          cwd: prepared.options.cwd,
+          // Not the agent's environment: the guard's token stays with the agent.
+          env: prepared.options.env,
+          timeoutMs: options.hooks.timeoutSeconds * 1000,
+          output: (point, line) => {
+            writeLine(context.stderr, `ralph: hook ${point}: ${line}`);
+          },
+        })
+      : undefined;
   try {
     const result = await options.runLoop(loopOptions, {
       agent,
@@ -112,6 +129,7 @@ export async function startRun(
       clock: options.clock,
       signal: controller.signal,
       askUsageLimit: options.askUsageLimit,
+      hooks,
     });
     // Archive a feature once, when this run finished it: not again on every later `ralph run`.
     const finishedNow = result.iterations > (resume?.iteration ?? lastIteration);

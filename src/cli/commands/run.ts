@@ -158,6 +158,7 @@ export function runCommand(context: CliContext, setExitCode: SetExitCode) {
           clock: systemClock,
           askUsageLimit: usageLimitPrompt(),
           notify: settings.config.notify,
+          hooks: settings.config.hooks,
         });
         setExitCode(result.exitCode);
       } catch (error) {
