@@ -29,7 +29,8 @@ export interface Verdict {
 
 const PREFIX = 'ralph guard: ';
 
-export function decide(call: ToolCall, policy: GuardPolicy): Verdict {
+export function decide(call: ToolCall, shared: GuardPolicy): Verdict {
+  const policy: GuardPolicy = { ...shared, written: new Set() };
   const findings = judgeTool(call, policy);
   const denial = findings.find((finding) => finding.decision === 'deny');
   const asked = findings.find((finding) => finding.decision === 'ask');

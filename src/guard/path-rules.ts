@@ -1,4 +1,4 @@
-import { isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { realPath, type GuardPolicy } from './policy.js';
 import { isWithin, sensitiveRule } from './sensitive.js';
 
@@ -32,6 +32,7 @@ export function writeProblem(
 ): PathProblem | undefined {
   if (DEVICES.test(path)) return undefined;
   const real = realPath(path);
+  policy.written?.add(real);
   const shown = real === path ? path : `${path} (really ${real})`;
   const verb = access === 'delete' ? 'deletes' : 'writes';
   const sensitive = sensitiveRule(real, policy);
@@ -48,6 +49,18 @@ export function writeProblem(
       return {
         rule: 'protected-path',
         reason: `${verb} ${shown}: ralph and git control files cannot be changed by the agent`,
+      };
+    }
+    // A folder holding one (`.ralph`, `.claude`): deleting, moving or replacing it would take
+    // the control file with it (`mv new .ralph` swaps in another config.yaml).
+    const holder = policy.protectedPaths.find(
+      (protectedPath) =>
+        real !== projectRoot && real !== protectedPath && isWithin(protectedPath, real),
+    );
+    if (holder !== undefined) {
+      return {
+        rule: 'protected-path',
+        reason: `${verb} ${shown}, which holds ${holder}: ralph and git control files cannot be changed by the agent`,
       };
     }
     if (real === projectRoot && access === 'delete') {
@@ -82,6 +95,26 @@ export function writeProblem(
       policy.writableRoots.length === 0 ? '' : ` and ${policy.writableRoots.join(', ')}`
     }`,
   };
+}
+
+/** Inside the project or a writable folder: where the agent may have put a file itself. */
+export function isAgentWritable(path: string, policy: GuardPolicy): boolean {
+  const real = realPath(path);
+  return (
+    isWithin(real, policy.projectRoot) || policy.writableRoots.some((root) => isWithin(real, root))
+  );
+}
+
+/**
+ * Whether the command being judged writes `path` (absolute) before or besides running it: named
+ * outright, or matched by a glob it writes (`cp x scripts/*`, recorded as the folder's pattern).
+ */
+export function writtenByThisCommand(path: string, policy: GuardPolicy): boolean {
+  const written = policy.written;
+  if (written === undefined || written.size === 0) return false;
+  const real = realPath(path);
+  if (written.has(real)) return true;
+  return [...written].some((each) => each.endsWith('\u0000glob') && isWithin(real, dirname(each)));
 }
 
 /** A read of `path` (absolute) is refused only for secrets. */

@@ -47,6 +47,17 @@ export interface GuardPolicy {
   allowSensitiveFiles: readonly string[];
   /** Nobody can answer a prompt (`ralph run`): `ask` becomes `deny`. */
   unattended: boolean;
+  /**
+   * When the run began (ms since the epoch): a script in the project whose ctime is older was
+   * there before the agent and is not read (script-files.ts). Undefined: every script is read.
+   */
+  scriptsChangedSince?: number | undefined;
+  /**
+   * Set by decide() for one tool call: the real paths its command writes, recorded by
+   * writeProblem as they are judged, so a script run later in the same command is not judged by
+   * the text it had before (`echo 'rm -rf ~' > x.sh && bash x.sh`).
+   */
+  written?: Set<string> | undefined;
 }
 
 export const DEFAULT_GUARD_SETTINGS = {
@@ -79,6 +90,8 @@ const BUILT_IN_PROTECTED = [
   '.claude/hooks',
   '.mcp.json',
   '.ralph/config.yaml',
+  // The interactive guard's audit log (`ralph setup --guard`): the agent must not erase it.
+  '.ralph/logs',
 ];
 
 /** Files ralph keeps in a loop directory that the agent must not touch (prd.json it may). */
@@ -99,6 +112,8 @@ export interface ResolvePolicyInput {
   loopDir?: string | undefined;
   settings?: GuardSettings | undefined;
   unattended: boolean;
+  /** See GuardPolicy.scriptsChangedSince. */
+  scriptsChangedSince?: number | undefined;
 }
 
 export function resolvePolicy(input: ResolvePolicyInput): GuardPolicy {
@@ -128,6 +143,7 @@ export function resolvePolicy(input: ResolvePolicyInput): GuardPolicy {
     sensitiveFiles: settings.sensitiveFiles,
     allowSensitiveFiles: settings.allowSensitiveFiles,
     unattended: input.unattended,
+    scriptsChangedSince: input.scriptsChangedSince,
   };
 }
 

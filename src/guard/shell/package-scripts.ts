@@ -2,6 +2,8 @@ import { readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Judge, SimpleCommand } from './analyze.js';
 import { shown, valueOf } from './args.js';
+import { realPath } from '../policy.js';
+import { writtenByThisCommand } from '../path-rules.js';
 import { judgeScriptText } from './script-files.js';
 
 /**
@@ -112,6 +114,15 @@ export function scriptsRun(command: SimpleCommand): ScriptsPlan {
 }
 
 export function judgePackageScripts(command: SimpleCommand, judge: Judge): void {
+  const { policy } = judge;
+  const cwd = command.cwd ?? policy.projectRoot;
+  // `npm pkg set scripts.test=…` rewrites package.json: a script run after it in the same
+  // command is not what the file says now.
+  if (editsPackageJson(command)) {
+    const found = nearestPackageJson(cwd);
+    policy.written?.add(realPath(found?.file ?? join(cwd, 'package.json')));
+    return;
+  }
   const plan = scriptsRun(command);
   if (plan.unknown) {
     judge.deny(
@@ -121,9 +132,18 @@ export function judgePackageScripts(command: SimpleCommand, judge: Judge): void 
     return;
   }
   if (plan.names.size === 0) return;
-  const cwd = command.cwd ?? judge.policy.projectRoot;
   const from = plan.dir === undefined ? cwd : resolve(cwd, plan.dir);
   const packages = [nearestPackageJson(from)];
+  const edited = [join(from, 'package.json'), ...packages.map((found) => found?.file)].find(
+    (file) => file !== undefined && writtenByThisCommand(file, policy),
+  );
+  if (edited !== undefined) {
+    judge.deny(
+      'script-written-here',
+      `\`${shown(command)}\` runs scripts of ${edited}, which this same command writes, so the guard would judge what it held before; change it in one step and run it in the next`,
+    );
+    return;
+  }
   // After a `cd` the guard could not follow, any package of the project may be the one.
   if (plan.workspaces || command.cwd === undefined)
     packages.push(...packageJsonsUnder(judge.policy.projectRoot));
@@ -139,6 +159,16 @@ export function judgePackageScripts(command: SimpleCommand, judge: Judge): void 
       judgeScriptText(command, judge, script, `package script "${name}" in ${shownFile}`);
     }
   }
+}
+
+/** `npm pkg set|delete …`, `npm set-script …`: package.json edited by the manager itself. */
+function editsPackageJson(command: SimpleCommand): boolean {
+  if (command.name !== 'npm') return false;
+  const words = command.args.map((arg) => valueOf(arg)).filter((word) => !word?.startsWith('-'));
+  return (
+    words[0] === 'set-script' ||
+    (words[0] === 'pkg' && (words[1] === 'set' || words[1] === 'delete'))
+  );
 }
 
 interface PackageScripts {

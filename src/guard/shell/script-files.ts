@@ -1,6 +1,5 @@
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { basename } from 'node:path';
-import { absolutePath } from '../path-rules.js';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { absolutePath, isAgentWritable, writtenByThisCommand } from '../path-rules.js';
 import type { Finding, Judge, SimpleCommand } from './analyze.js';
 import { shown, valueOf } from './args.js';
 import type { Arg } from './words.js';
@@ -26,9 +25,8 @@ const SHELL_SHEBANG = /^#!\s*(?:\S*\/)?(?:env\s+(?:-\S+\s+)*)?(?:ba|da|z|k|mk|a)
 export function judgeShellScriptArg(command: SimpleCommand, file: Arg, judge: Judge): void {
   const value = valueOf(file);
   if (value === undefined) return; // the callers refuse a dynamic script name themselves
-  const path = absolutePath(value, command.cwd ?? judge.policy.projectRoot);
-  if (path === undefined) return;
-  const text = readScript(path, command, judge);
+  const path = scriptToRead(command, value, judge);
+  const text = path === undefined ? undefined : readText(path);
   if (text !== undefined) judgeScriptText(command, judge, text, `script ${value}`);
 }
 
@@ -38,13 +36,62 @@ export function judgeShellScriptArg(command: SimpleCommand, file: Arg, judge: Ju
  */
 export function judgeProgramFile(command: SimpleCommand, judge: Judge): void {
   if (!command.path.includes('/')) return; // found on PATH: an installed program
-  const path = absolutePath(command.path, command.cwd ?? judge.policy.projectRoot);
+  const path = scriptToRead(command, command.path, judge);
   if (path === undefined) return;
-  const head = readHead(path);
-  if (head === undefined || head.includes('\0')) return; // missing, or a binary
+  const head = readText(path, 256);
+  if (head === undefined || head.includes('\0')) return; // a binary
   if (head.startsWith('#!') && !SHELL_SHEBANG.test(head)) return; // python, node, …
-  const text = readScript(path, command, judge);
+  const text = readText(path);
   if (text !== undefined) judgeScriptText(command, judge, text, `script ${command.path}`);
+}
+
+/**
+ * The script file to read, when the agent could have written it: inside the project or a
+ * writable folder (a program installed elsewhere, or the person's own dotfiles, is not the
+ * agent's), changed since the run began (`scriptsChangedSince`: files with an older ctime were
+ * there before; ctime cannot be set back, unlike mtime), and not written by this very command.
+ * A script that is not there yet is refused: this command would create it first.
+ */
+function scriptToRead(command: SimpleCommand, value: string, judge: Judge): string | undefined {
+  const { policy } = judge;
+  const runs = `\`${shown(command)}\` runs ${value}`;
+  const path = absolutePath(value, command.cwd);
+  if (path === undefined) {
+    judge.deny(
+      'unknown-cwd',
+      `${runs} after a \`cd\` the guard cannot follow, so it cannot read it; use an absolute path`,
+    );
+    return undefined;
+  }
+  if (!isAgentWritable(path, policy)) return undefined;
+  if (writtenByThisCommand(path, policy)) {
+    judge.deny(
+      'script-written-here',
+      `${runs}, which this same command writes, so the guard would judge what it held before; write it in one step and run it in the next`,
+    );
+    return undefined;
+  }
+  let stats;
+  try {
+    stats = statSync(path);
+  } catch {
+    judge.deny(
+      'script-missing',
+      `${runs}, which does not exist yet, so the guard cannot read it; create it in one step and run it in the next`,
+    );
+    return undefined;
+  }
+  if (!stats.isFile()) return undefined;
+  const since = policy.scriptsChangedSince;
+  if (since !== undefined && stats.ctimeMs < since) return undefined;
+  if (stats.size > MAX_SCRIPT_BYTES) {
+    judge.deny(
+      'script-too-large',
+      `${runs}, ${stats.size} bytes: too large for the guard to check`,
+    );
+    return undefined;
+  }
+  return path;
 }
 
 /**
@@ -72,32 +119,14 @@ export function judgeScriptText(
     finding.reason = `${where} (run by \`${shown(command)}\`): ${finding.reason}`;
 }
 
-function readScript(path: string, command: SimpleCommand, judge: Judge): string | undefined {
-  let size: number;
-  try {
-    const stats = statSync(path);
-    if (!stats.isFile()) return undefined;
-    size = stats.size;
-  } catch {
-    return undefined; // nothing there: the shell reports it, nothing runs
-  }
-  if (size > MAX_SCRIPT_BYTES) {
-    judge.deny(
-      'script-too-large',
-      `\`${shown(command)}\` runs ${basename(path)}, ${size} bytes: too large for the guard to check`,
-    );
-    return undefined;
-  }
-  return readHead(path, size);
-}
-
-/** The first `bytes` of a file as text; undefined when it cannot be read. */
-function readHead(path: string, bytes = 256): string | undefined {
+/** The file's first `bytes` (all of it by default) as text; undefined when it cannot be read. */
+function readText(path: string, bytes?: number): string | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(path, 'r');
-    const buffer = Buffer.alloc(bytes);
-    const read = readSync(fd, buffer, 0, bytes, 0);
+    const size = bytes ?? fstatSync(fd).size;
+    const buffer = Buffer.alloc(size);
+    const read = readSync(fd, buffer, 0, size, 0);
     return buffer.subarray(0, read).toString('utf8');
   } catch {
     return undefined;
