@@ -357,6 +357,30 @@ export const DANGEROUS: readonly GuardCase[] = [
     'package.json edited, then its script run',
   ),
   deny("npm pkg set scripts.test='rm -rf ~' && npm test", 'npm pkg set, then the script run'),
+  // Inline code that hides what it runs or where it writes.
+  deny(
+    `python3 -c "import importlib; importlib.import_module('o'+'s').system('rm -rf ~')"`,
+    'importlib hides a shell-out',
+  ),
+  deny(`python3 -c "import os; getattr(os,'sys'+'tem')('rm -rf ~')"`, 'getattr hides a shell-out'),
+  deny(`python3 -c "exec(bytes.fromhex('6f73').decode())"`, 'exec of decoded code'),
+  deny(`node -e "eval(Buffer.from('cmVxdWlyZQ==','base64').toString())"`, 'eval of decoded code'),
+  deny(`node -e "new Function('return process')().exit()"`, 'new Function'),
+  deny(
+    `node -e "const m='child_'+'process'; require(m).execSync('rm -rf ~')"`,
+    'a require of a variable',
+  ),
+  deny(
+    `python3 -c "import os; os.chdir('..'); os.remove('sibling/x')"`,
+    'chdir, then a relative delete',
+  ),
+  deny(
+    `node -e "require('fs').unlinkSync(String.fromCharCode(47)+'etc/x')"`,
+    'a delete of a decoded path',
+  ),
+  deny('export CDPATH=..; cd sibling && rm -rf *', 'CDPATH sends cd elsewhere'),
+  deny("NODE_OPTIONS='--require ./evil.js' npm test", 'NODE_OPTIONS loading code into every node'),
+  deny('PYTHONSTARTUP=evil.py python3', 'PYTHONSTARTUP'),
   // The folders holding control files cannot be replaced, moved or deleted.
   deny(
     "mkdir d && printf 'guard:\\n  writablePaths: [/]\\n' > d/config.yaml && mv d .ralph",
@@ -463,6 +487,13 @@ export const ORDINARY: readonly GuardCase[] = [
   allow('mkdir -p .claude/commands', 'a folder beside the protected settings'),
   allow('echo note >> .ralph/notes.md', 'a note in .ralph, not a control file'),
   allow('source ~/.bashrc', "the person's own dotfiles are not the agent's to have written"),
+  allow(`node -e "console.log(require('./package.json').version)"`, 'reading the version'),
+  allow(`python3 -c "import json,sys; print(json.load(sys.stdin)['name'])" < package.json`),
+  allow(
+    `node -e "require('fs').writeFileSync('out.json', JSON.stringify({a: 1}))"`,
+    'a literal write in the project',
+  ),
+  allow('NODE_OPTIONS=--max-old-space-size=4096 npm run build', 'more memory for node'),
   allow('diff <(sort a.txt) <(sort b.txt)'),
   allow('cat <<EOF > notes.md\n# Notes\nEOF'),
   allow('docker compose up -d'),

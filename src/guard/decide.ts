@@ -201,6 +201,9 @@ const LOADER_VARIABLES = new Set([
   'LD_AUDIT',
   'BASH_ENV',
   'ENV',
+  'PYTHONSTARTUP',
+  'PERL5OPT',
+  'RUBYOPT',
   'GIT_CONFIG_PARAMETERS',
 ]);
 
@@ -218,7 +221,31 @@ function judgeAssignment(
     );
     return;
   }
+  if (name === 'CDPATH') {
+    judge.deny('cdpath', 'setting CDPATH makes `cd` go where the guard cannot follow');
+    return;
+  }
+  const [option] = value;
+  // NODE_OPTIONS=--max-old-space-size=4096 is ordinary; a --require or --import loads code.
+  if (
+    name === 'NODE_OPTIONS' &&
+    (option === undefined ||
+      option.dynamic ||
+      /(^|\s)(-r|--require|--import|--loader|--experimental-loader|-e|--eval|-p|--print)\b/.test(
+        option.value ?? '',
+      ))
+  ) {
+    judge.deny(
+      'loader-variable',
+      'NODE_OPTIONS that load or run code make every node process run code the guard cannot check',
+    );
+    return;
+  }
   if (!COMMAND_VARIABLES.has(name)) return;
-  const [first] = value;
-  judge.shell(first === undefined || first.dynamic ? undefined : first.value, cwd, depth + 1, name);
+  judge.shell(
+    option === undefined || option.dynamic ? undefined : option.value,
+    cwd,
+    depth + 1,
+    name,
+  );
 }

@@ -24,6 +24,29 @@ const SHELL_OUT: Readonly<Record<Exclude<Language, 'shell'>, RegExp>> = {
     /\b(os\s*\.\s*execute|io\s*\.\s*popen|system|do shell script|Start-Process|Invoke-Expression|iex)\b/,
 };
 
+/**
+ * Code that makes code, or names, at run time: `eval`, `exec`, `new Function`, importlib,
+ * getattr, a require of a variable. What it will run cannot be read here, so the keyword scans
+ * below would be blind to it (`getattr(os, 'sys' + 'tem')`).
+ */
+const DYNAMIC_CODE: Readonly<Record<Exclude<Language, 'shell'>, RegExp>> = {
+  python:
+    /\b(exec|eval|compile|getattr|__import__|globals|vars)\s*\(|\bimportlib\b|__builtins__|__dict__/,
+  javascript:
+    /\beval\s*\(|\bFunction\s*\(|\bnew\s+Function\b|\b(require|import)\s*\(\s*[^'"`\s)]|\bprocess\s*\.\s*mainModule\b|\bmodule\s*\.\s*constructor\b|['"`](node:)?vm['"`]/,
+  perl: /\beval\b|\bdo\s+['"$]/,
+  ruby: /\b(eval|instance_eval|class_eval|module_eval|send|public_send|const_get)\b/,
+  php: /\b(eval|assert|create_function|call_user_func(_array)?)\s*\(/,
+  other: /\b(loadstring|load|dofile|eval|Invoke-Expression|iex)\b/,
+};
+
+/** Changing directory: the relative paths after it are no longer where the guard looks. */
+const CHANGES_DIRECTORY = /\b(os\s*\.\s*chdir|process\s*\.\s*chdir|Dir\s*\.\s*chdir|chdir)\s*\(?/;
+
+/** Paths or text decoded at run time: what a write or delete then targets cannot be read. */
+const DECODES =
+  /\bfromCharCode\b|\bchr\s*\(|\bfromhex\b|\bBuffer\s*\.\s*from\b|\batob\b|b64decode|\bcodecs\b|\bunhexlify\b|\\x[0-9a-fA-F]{2}|\bpack\s*\(/;
+
 const RECURSIVE_DELETE =
   /\b(rmtree|removedirs|rimraf|rm_rf|rm_r|remove_dir_all|remove_tree|Remove-Item)\b|\brm(Sync|dirSync)?\s*\([^)]*recursive/;
 
@@ -49,6 +72,14 @@ export function scanCode(
     );
     return;
   }
+  const dynamic = DYNAMIC_CODE[language].exec(code);
+  if (dynamic !== null) {
+    judge.deny(
+      'interpreter-dynamic-code',
+      `\`${shown(command)}\`: the inline code builds code or names at run time (${dynamic[0].trim()}), which the guard cannot check; write it plainly`,
+    );
+    return;
+  }
   const recursive = RECURSIVE_DELETE.exec(code);
   if (recursive !== null) {
     judge.deny(
@@ -58,6 +89,14 @@ export function scanCode(
     return;
   }
   const writes = WRITE_API.test(code);
+  const blind = writes ? (CHANGES_DIRECTORY.exec(code) ?? DECODES.exec(code)) : null;
+  if (blind !== null) {
+    judge.deny(
+      'interpreter-write-unknown',
+      `\`${shown(command)}\`: the inline code writes or deletes after ${blind[0].trim()}, so where cannot be checked; use literal paths from the project root`,
+    );
+    return;
+  }
   if (writes && HOME_REFERENCE.test(code)) {
     judge.deny(
       'interpreter-write-outside',
