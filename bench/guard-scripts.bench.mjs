@@ -4,7 +4,8 @@
 // Every "scripts" entry of every package.json under node_modules (published packages: real
 // build, test and release scripts) is judged as `npm run NAME` in its own package, as the guard
 // would in an unattended run. Prints how many are not allowed, by rule (the default policy denies
-// `npm publish` and global installs on purpose), and what a decision costs.
+// `npm publish` and global installs on purpose; script-missing means a script file the package's
+// repository has but its npm tarball does not ship), and what a decision costs.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';

@@ -1,4 +1,4 @@
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { realPath, type GuardPolicy } from './policy.js';
 import { isWithin, sensitiveRule } from './sensitive.js';
 
@@ -106,15 +106,11 @@ export function isAgentWritable(path: string, policy: GuardPolicy): boolean {
 }
 
 /**
- * Whether the command being judged writes `path` (absolute) before or besides running it: named
- * outright, or matched by a glob it writes (`cp x scripts/*`, recorded as the folder's pattern).
+ * Whether the command being judged writes `path` (absolute) before or besides running it. Named
+ * paths only: a glob write (`rm -f *.log`) would otherwise taint every script in its folder.
  */
 export function writtenByThisCommand(path: string, policy: GuardPolicy): boolean {
-  const written = policy.written;
-  if (written === undefined || written.size === 0) return false;
-  const real = realPath(path);
-  if (written.has(real)) return true;
-  return [...written].some((each) => each.endsWith('\u0000glob') && isWithin(real, dirname(each)));
+  return policy.written?.has(realPath(path)) === true;
 }
 
 /** A read of `path` (absolute) is refused only for secrets. */
