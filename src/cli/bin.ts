@@ -24,6 +24,8 @@ if (argv[0] === 'stop-hook' && !argv.includes('--help') && !argv.includes('-h'))
     cwd: process.cwd(),
   });
 } else {
+  const { closeQuietlyOnBrokenOutput } = await import('./broken-output.js');
+  closeQuietlyOnBrokenOutput();
   const { main } = await import('./main.js');
   process.exitCode = await main(argv, {
     cwd: process.cwd(),

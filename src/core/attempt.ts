@@ -32,7 +32,8 @@ export interface IterationPlan {
 
 export type AttemptsResult =
   | { kind: 'done'; report: IterationReport; document: TaskListDocument }
-  | { kind: 'stop'; stop: Stop; document: TaskListDocument };
+  /** `started`: some attempt of this iteration ran (now or in an earlier run), so it counts. */
+  | { kind: 'stop'; stop: Stop; document: TaskListDocument; started: boolean };
 
 type Next =
   | { kind: 'final' }
@@ -52,7 +53,7 @@ export async function runAttempts(
   let retries = 0;
   for (let attempt = plan.firstAttempt; ; attempt += 1) {
     const gate = await beforeAgentStart(ctx, { iteration, attempt });
-    if (gate !== undefined) return { kind: 'stop', stop: gate, document };
+    if (gate !== undefined) return { kind: 'stop', stop: gate, document, started: attempt > 1 };
     const logFile = loopPaths(ctx.options.loopDir).iterationLog(iteration, attempt);
     await ctx.emit({
       type: 'iteration_started',
@@ -127,9 +128,9 @@ export async function runAttempts(
     }
 
     if (next.kind === 'final') return { kind: 'done', report, document };
-    if (next.kind === 'stop') return { kind: 'stop', stop: next.stop, document };
+    if (next.kind === 'stop') return { kind: 'stop', stop: next.stop, document, started: true };
     const broke = await budgetGate(ctx, story, document);
-    if (broke !== undefined) return { kind: 'stop', stop: broke, document };
+    if (broke !== undefined) return { kind: 'stop', stop: broke, document, started: true };
     if (next.kind === 'retry') {
       retries += 1;
       const waited = await waitUntil(waitDeps(ctx), {
@@ -139,7 +140,13 @@ export async function runAttempts(
         iteration,
         attempt: attempt + 1,
       });
-      if (!waited) return { kind: 'stop', stop: interrupted('during a retry backoff'), document };
+      if (!waited)
+        return {
+          kind: 'stop',
+          stop: interrupted('during a retry backoff'),
+          document,
+          started: true,
+        };
     }
   }
 }

@@ -81,6 +81,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     loopDir: options.loopDir,
     feature: options.feature,
     resumedAfterIteration: options.resume?.iteration ?? 0,
+    iteration,
     maxIterations: lastAllowed,
     storiesTotal: start.total,
     storiesPassing: start.passing,
@@ -203,8 +204,11 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     }
     firstAttempt = 1;
     document = outcome.document;
+    // Stopped before its agent ever started (a wait interrupted, the budget): not an iteration.
+    const ran = outcome.kind === 'done' || outcome.started;
+    if (!ran) iteration -= 1;
     // Read through a call: TypeScript would keep the loop top's narrowing across the awaits.
-    if (!isAborted(deps.signal)) {
+    if (ran && !isAborted(deps.signal)) {
       await callHook(ctx, 'post_iteration', {
         ...iterationVariables(iteration, story),
         RALPH_ITERATION_OUTCOME:

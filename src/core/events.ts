@@ -76,6 +76,11 @@ export type LoopEvent =
       feature: string;
       /** The iteration this run starts after (0 for a new run, N when resuming). */
       resumedAfterIteration: number;
+      /**
+       * The loop directory's iteration count as this run starts: numbering goes on from it,
+       * resumed or not, so no run ever reuses an earlier run's iteration numbers (and logs).
+       */
+      iteration: number;
       maxIterations: number;
       storiesTotal: number;
       storiesPassing: number;

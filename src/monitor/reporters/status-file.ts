@@ -29,7 +29,7 @@ export function statusFileReporter(loopDir: string, pid: number): Reporter {
           feature: event.feature,
           startedAt: event.at,
           updatedAt: event.at,
-          iteration: event.resumedAfterIteration,
+          iteration: event.iteration,
           maxIterations: event.maxIterations,
           storiesTotal: event.storiesTotal,
           storiesPassing: event.storiesPassing,

@@ -51,6 +51,8 @@ async function binaryLoop(storyIds: string[]) {
       runRalph(args, repo, { ...env, ...extra }),
     status: async () =>
       JSON.parse(await readFile(join(dir, 'status.json'), 'utf8')) as Record<string, unknown>,
+    log: (iteration: number) =>
+      readFile(join(dir, 'logs', `iteration-${iteration}-attempt-1.jsonl`), 'utf8'),
   };
 }
 
@@ -142,10 +144,17 @@ describe('ralph run: the circuit breaker through the binary', () => {
       safety: { breaker: { state: 'OPEN', noProgress: '3/3' } },
     });
 
+    // The refused run ran no iteration and must not reset the count: the next run goes on at 4,
+    // leaving iteration 1's log as the first run wrote it.
+    expect(await loop.status()).toMatchObject({ iteration: 3 });
+    const firstLog = await loop.log(1);
     await loop.agent(4, { sh: loop.pass('STORY-001'), jsonl: transcript('s-4', 'Done.') });
     const reset = await loop.run(['run', '--pause', '0', '--reset-breaker']);
     expect(reset.code, reset.stdout + reset.stderr).toBe(0);
     expect(reset.stdout).toContain('circuit breaker OPEN → CLOSED: reset by --reset-breaker');
+    expect(reset.stdout).toContain('▶ iteration 4');
+    expect(await loop.log(1)).toBe(firstLog);
+    expect(await loop.status()).toMatchObject({ state: 'COMPLETE', iteration: 4 });
   });
 
   it('--max-cost ends the run cleanly with exit 1 (budget)', async () => {
