@@ -107,6 +107,9 @@ export function runCommand(context: CliContext, setExitCode: SetExitCode) {
           command: settings.config.agents.claude.command ?? 'claude',
           env: context.env,
         });
+        // Preflight's warnings (protected branch, a story the spec does not list, …) are shown
+        // once the run starts, through its event stream.
+        const preflightWarnings: string[] = [];
         if (options.skipPreflight !== true) {
           const report = await runPreflight({
             cwd: context.cwd,
@@ -126,6 +129,14 @@ export function runCommand(context: CliContext, setExitCode: SetExitCode) {
               hint: 'fix the errors above (all checks: ralph validate), or pass --skip-preflight',
             });
           }
+          // A missing progress.txt or spec.md is normal for many loops: validate says so, not run.
+          const worthSaying = report.checks.filter(
+            (each) => each.status === 'warn' && each.name !== 'files',
+          );
+          for (const check of worthSaying)
+            preflightWarnings.push(
+              check.hint === undefined ? check.message : `${check.message} (${check.hint})`,
+            );
         }
         const prepared = await prepareRun({
           context,
@@ -134,6 +145,12 @@ export function runCommand(context: CliContext, setExitCode: SetExitCode) {
           promptFile: options.prompt,
           resetBreaker: options.resetBreaker,
         });
+        const saysProtected = prepared.warnings.some((each) => each.includes('protected branch'));
+        prepared.warnings.push(
+          ...preflightWarnings.filter(
+            (each) => !(saysProtected && each.startsWith('On protected branch')),
+          ),
+        );
         if (options.dryRun === true) {
           await printDryRun(context, prepared, agent, json);
           return;

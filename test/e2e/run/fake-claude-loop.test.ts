@@ -251,4 +251,20 @@ describe('ralph run with a fake claude: the main paths', () => {
     expect(events).toEqual(await loop.events());
     await expectFilesAgree(loop);
   });
+
+  it("shows preflight's warnings once the run starts: a protected branch, with DIR given too", async () => {
+    const loop = await createFakeLoop([story(1)]);
+    await loop.agent(1, {
+      taskList: prdText(passing([story(1)], 'STORY-001')),
+      jsonl: finishedRun('session-p', '<promise>COMPLETE</promise>'),
+    });
+    const run = await loop.run(['run', '.ralph/feature-fake-loop', ...FAST], {
+      ...loop.env,
+      RALPH_PROTECTED_BRANCHES: 'main,feature/fake-loop',
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const warnings = ofType(await loop.events(), 'warning').map((each) => String(each.message));
+    expect(warnings).toEqual([expect.stringContaining("On protected branch 'feature/fake-loop'")]);
+    expect(run.stdout).toContain("On protected branch 'feature/fake-loop'");
+  });
 });
