@@ -86,6 +86,16 @@ export async function runAttempts(
       onText: (text) => {
         queue({ type: 'agent_text', at: ctx.at(), iteration, text });
       },
+      onInit: (sessionId, model) => {
+        queue({
+          type: 'agent_started',
+          at: ctx.at(),
+          iteration,
+          attempt,
+          ...(sessionId === undefined ? {} : { sessionId }),
+          ...(model === undefined ? {} : { model }),
+        });
+      },
     });
     await queued;
     if (report.after !== undefined) document = report.after;

@@ -99,6 +99,14 @@ export type LoopEvent =
       logFile: string;
       promptBytes: number;
     })
+  /** The agent's init line: the session and the model it actually runs (not just the one asked). */
+  | (Base & {
+      type: 'agent_started';
+      iteration: number;
+      attempt: number;
+      sessionId?: string;
+      model?: string;
+    })
   | (Base & { type: 'agent_tool_use'; iteration: number; name: string; summary: string })
   | (Base & { type: 'agent_text'; iteration: number; text: string })
   | (Base & {

@@ -30,6 +30,8 @@ export interface IterationInput {
   prompt: string;
   logFile: string;
   onToolUse: (name: string, summary: string) => void;
+  /** The agent's first line: its session and the model it really runs. */
+  onInit?: (sessionId: string | undefined, model: string | undefined) => void;
   onText: (text: string) => void;
 }
 
@@ -68,6 +70,7 @@ export async function runIteration(
     onEvent: (event) => {
       if (event.type === 'tool_use') input.onToolUse(event.call.name, event.call.summary);
       else if (event.type === 'text') input.onText(event.text);
+      else if (event.type === 'init') input.onInit?.(event.sessionId, event.model);
     },
   });
 

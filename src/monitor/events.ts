@@ -58,6 +58,12 @@ const schemas: Partial<Record<LoopEventType, z.ZodType>> = {
     rateLimit: z.looseObject({ callsPerHour: maybeNumber }).optional(),
   }),
   iteration_started: z.looseObject({ iteration: count, attempt: count, story }),
+  agent_started: z.looseObject({
+    iteration: count,
+    attempt: count,
+    sessionId: text.optional(),
+    model: text.optional(),
+  }),
   agent_tool_use: z.looseObject({ iteration: count, name: text, summary: text }),
   agent_text: z.looseObject({ iteration: count, text }),
   iteration_finished: z.looseObject({

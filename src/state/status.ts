@@ -38,7 +38,10 @@ export const statusSchema = z.looseObject({
     .looseObject({
       id: z.string(),
       title: z.string(),
-      model: z.string().optional().describe('The model chosen for this story.'),
+      model: z
+        .string()
+        .optional()
+        .describe('The model the agent runs (from its init line), else the one ralph chose.'),
     })
     .optional()
     .describe('The story the agent works on now.'),

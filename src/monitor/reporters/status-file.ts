@@ -72,6 +72,17 @@ function update(status: Status, event: LoopEvent): Status | undefined {
           ...(event.model === undefined ? {} : { model: event.model }),
         },
       };
+    case 'agent_started':
+      return status.currentStory === undefined
+        ? undefined
+        : {
+            ...base,
+            currentStory: {
+              ...status.currentStory,
+              ...(event.model === undefined ? {} : { model: event.model }),
+            },
+            ...(event.sessionId === undefined ? {} : { sessionId: event.sessionId }),
+          };
     case 'iteration_finished':
       return {
         ...base,

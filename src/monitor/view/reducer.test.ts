@@ -27,6 +27,29 @@ describe('reduceView', () => {
     });
   });
 
+  it('shows the model the agent reports in its init line (ralph may have asked for none)', () => {
+    const started = {
+      type: 'iteration_started',
+      at: '2026-11-22T10:09:00.000Z',
+      iteration: 4,
+      attempt: 1,
+      story: { id: 'STORY-002', title: 'Import' },
+      logFile: 'logs/iteration-4-attempt-1.jsonl',
+      promptBytes: 10,
+    };
+    const init = {
+      type: 'agent_started',
+      at: '2026-11-22T10:09:01.000Z',
+      iteration: 4,
+      attempt: 1,
+      sessionId: 's-4',
+      model: 'claude-sonnet-5',
+    };
+    const next = fold([started, init], view);
+    expect(next.current).toMatchObject({ iteration: 4, model: 'claude-sonnet-5' });
+    expect(next.iterations.at(-1)).toMatchObject({ iteration: 4, model: 'claude-sonnet-5' });
+  });
+
   it('adds cost and tokens per run, per story and per iteration', () => {
     expect(view.costUsd).toBeCloseTo(0.75);
     expect(view.tokens).toEqual({ input: 1200, output: 200, cacheRead: 2000, cacheCreation: 0 });

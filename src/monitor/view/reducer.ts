@@ -151,6 +151,17 @@ export function reduceView(
     }
     case 'agent_tool_use':
       return { ...base, tools: capped([...view.tools, { ...line, at: event.at }], MAX_TOOLS) };
+    case 'agent_started': {
+      // The model the agent really runs; ralph may have asked for none (the agent's default).
+      const model = event.model;
+      if (model === undefined || view.current === undefined) return base;
+      const current = { ...view.current, model };
+      return {
+        ...base,
+        current,
+        iterations: view.iterations.map((row) => (row === view.current ? current : row)),
+      };
+    }
     case 'iteration_finished': {
       const tokens = tokensOf(event.usage);
       const cost = typeof event.costUsd === 'number' ? event.costUsd : 0;

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { finishedRun } from './agent-stream.js';
+import { finishedRun, MODEL } from './agent-stream.js';
 import {
   createFakeLoop,
   expectFilesAgree,
@@ -60,6 +60,8 @@ describe('ralph run with a fake claude: the main paths', () => {
       costUsd: 0.75,
       sessionId: 'session-3',
       exitReason: 'every story passes',
+      // No -m: the model is the one the agent's init line reports.
+      currentStory: { id: 'STORY-003', model: MODEL },
     });
 
     const events = await loop.events();
