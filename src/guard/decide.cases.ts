@@ -1,3 +1,4 @@
+import { TOOL_DANGEROUS, TOOL_ORDINARY } from './decide.cases-tools.js';
 import type { Decision } from './policy.js';
 
 /**
@@ -390,6 +391,8 @@ export const DANGEROUS: readonly GuardCase[] = [
   deny('rm -rf .claude', 'the folder holding Claude settings deleted'),
   deny('rm -rf .ralph/logs', 'the interactive audit log erased'),
   deny(': > .ralph/logs/audit.jsonl', 'the interactive audit log truncated'),
+  // Options that run commands or write elsewhere, and whole-tree reads (decide.cases-tools.ts).
+  ...TOOL_DANGEROUS,
 ];
 
 export const ORDINARY: readonly GuardCase[] = [
@@ -567,4 +570,5 @@ export const ORDINARY: readonly GuardCase[] = [
   allow('find src -name "*.o" -delete', 'find -delete in the project'),
   allow('cat src/a.ts', 'reading a source file'),
   allow('bash < scripts/setup.sh', 'a shell reading a script file'),
+  ...TOOL_ORDINARY,
 ];

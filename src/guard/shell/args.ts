@@ -11,6 +11,8 @@ export interface SplitArgs {
   operands: Arg[];
   /** Values of options that take one (`-t DIR`, `--output=FILE`), by option name. */
   values: Map<string, Arg[]>;
+  /** The letters of the short options given, without the values glued to them (`-C/usr`: C). */
+  letters: string;
 }
 
 /**
@@ -21,6 +23,7 @@ export function splitArgs(args: readonly Arg[], withValue: readonly string[] = [
   const options: Arg[] = [];
   const operands: Arg[] = [];
   const values = new Map<string, Arg[]>();
+  let letters = '';
   const add = (name: string, value: Arg) => {
     values.set(name, [...(values.get(name) ?? []), value]);
   };
@@ -42,6 +45,7 @@ export function splitArgs(args: readonly Arg[], withValue: readonly string[] = [
       continue;
     }
     if (withValue.includes(arg.value)) {
+      if (!arg.value.startsWith('--')) letters += arg.value.slice(1);
       const next = args[i + 1];
       if (next !== undefined) add(arg.value, next);
       i += 1;
@@ -52,6 +56,7 @@ export function splitArgs(args: readonly Arg[], withValue: readonly string[] = [
       const at = Array.from({ length: cluster.length }, (_, k) => cluster.charAt(k)).findIndex(
         (flag) => withValue.includes(`-${flag}`),
       );
+      letters += at >= 0 ? cluster.slice(0, at + 1) : cluster;
       if (at >= 0) {
         const flag = `-${cluster[at] ?? ''}`;
         const rest = cluster.slice(at + 1);
@@ -64,16 +69,14 @@ export function splitArgs(args: readonly Arg[], withValue: readonly string[] = [
       }
     }
   }
-  return { options, operands, values };
+  return { options, operands, values, letters };
 }
 
 /** Whether a short flag (`r`) or a long option (`--recursive`) was given. */
 export function hasFlag(split: SplitArgs, short: string, long?: string): boolean {
-  return split.options.some(
-    (option) =>
-      !option.dynamic &&
-      ((!option.value.startsWith('--') && option.value.slice(1).includes(short)) ||
-        (long !== undefined && option.value === long)),
+  return (
+    split.letters.includes(short) ||
+    (long !== undefined && split.options.some((option) => !option.dynamic && option.value === long))
   );
 }
 
@@ -154,10 +157,13 @@ export function checkRead(judge: Judge, command: SimpleCommand, arg: Arg): void 
   if (problem !== undefined) judge.deny(problem.rule, `\`${shown(command)}\` ${problem.reason}`);
 }
 
+/** Options whose value is a name pattern that leaves files out or in, not a file read. */
+const PATTERN_OPTION = /^--(exclude|include|exclude-dir|include-dir|ignore|ignore-dir|glob|iglob)=/;
+
 /** Every argument that may be a file, including option values (`--file=.env`, `@.env`). */
 export function checkReadsOfAll(judge: Judge, command: SimpleCommand, args: readonly Arg[]): void {
   for (const arg of args) {
-    if (arg.dynamic) continue;
+    if (arg.dynamic || PATTERN_OPTION.test(arg.value)) continue;
     const value = /^--?[A-Za-z][\w-]*=(.*)$/s.exec(arg.value)?.[1] ?? arg.value;
     const file = value.startsWith('@') ? value.slice(1) : value;
     checkRead(judge, command, { ...arg, value: file });
@@ -169,3 +175,19 @@ export const isStatic = (arg: Arg | undefined): arg is StaticArg =>
 
 export const valueOf = (arg: Arg | undefined): string | undefined =>
   isStatic(arg) ? arg.value : undefined;
+
+/**
+ * GNU programs take a long option by any unambiguous prefix (`tar --to-com=CMD`): each such
+ * prefix of a name in `names` is written out in full, the first name winning a tie, so the
+ * options that matter (listed first) are not missed however they are shortened.
+ */
+export function expandLongOptions(args: readonly Arg[], names: readonly string[]): Arg[] {
+  return args.map((arg) => {
+    if (arg.dynamic || !arg.value.startsWith('--') || arg.value === '--') return arg;
+    const eq = arg.value.indexOf('=');
+    const name = eq < 0 ? arg.value : arg.value.slice(0, eq);
+    if (names.includes(name)) return arg;
+    const full = names.find((candidate) => candidate.startsWith(name));
+    return full === undefined ? arg : { ...arg, value: full + arg.value.slice(name.length) };
+  });
+}

@@ -2,11 +2,14 @@ import { join } from 'node:path';
 import { globSensitiveRule } from '../sensitive.js';
 import type { Judge, SimpleCommand } from './analyze.js';
 import { checkReadsOfAll, shown, valueOf } from './args.js';
+import { CODE_OPTION_RULES } from './code-options.js';
 import { FILE_RULES } from './file-commands.js';
+import { checkOutputOptions, FILE_OPTION_RULES } from './file-options.js';
 import { judgeInterpreter, interpreterOf } from './interpreters.js';
 import { judgePackageScripts } from './package-scripts.js';
 import { judgeProgramFile } from './script-files.js';
 import { SPECIAL_RULES } from './special-commands.js';
+import { TREE_RULES } from './tree-reads.js';
 import { unwrap } from './wrappers.js';
 import type { Arg } from './words.js';
 
@@ -139,10 +142,34 @@ export function judgeCommand(command: SimpleCommand, judge: Judge): void {
   }
   const rule = FILE_RULES[name] ?? SPECIAL_RULES[name];
   if (rule !== undefined) rule(command, judge);
-  if (!TEXT_ONLY.has(name) && !ARGS_ARE_TEXT.has(name))
+  optionRule(command)?.(command, judge);
+  if (!TEXT_ONLY.has(name) && !ARGS_ARE_TEXT.has(name)) {
     checkReadsOfAll(judge, command, command.args);
+    checkOutputOptions(command, judge);
+  }
   if (FILE_READERS.has(name)) checkDynamicReads(command, judge);
   judgeProgramFile(command, judge);
+}
+
+/**
+ * Rules for options that run commands, write elsewhere or read whole trees, on top of the rules
+ * above (`rsync -e`, `npm --prefix`, `grep -r`). `pip3.12` is pip; `uv pip …` is pip too.
+ */
+const OPTION_RULES: Readonly<Record<string, CommandRule>> = {
+  ...TREE_RULES,
+  ...CODE_OPTION_RULES,
+  ...FILE_OPTION_RULES,
+};
+
+function optionRule(command: SimpleCommand): CommandRule | undefined {
+  const { name } = command;
+  const pip = OPTION_RULES.pip;
+  if (/^pip[0-9.]*$/.test(name)) return pip;
+  if (name === 'uv' && valueOf(command.args[0]) === 'pip' && pip !== undefined)
+    return (uv, judge) => {
+      pip({ ...uv, args: uv.args.slice(1) }, judge);
+    };
+  return OPTION_RULES[name];
 }
 
 /** Commands that print or copy the files they are given. */
@@ -197,8 +224,11 @@ function checkDynamicReads(command: SimpleCommand, judge: Judge): void {
   }
 }
 
-/** Commands whose rule above already checked what their arguments read. */
-const ARGS_ARE_TEXT = new Set(['git']);
+/**
+ * Commands whose rule above already checked what their arguments read (and whose arguments
+ * name files left out: `tar --exclude .env`, `zip -r x.zip . -x .env`).
+ */
+const ARGS_ARE_TEXT = new Set(['git', 'tar', 'zip']);
 
 /** `name arg1 arg2`, with `…` for words known only at run time: what patterns match against. */
 export function commandLine(command: SimpleCommand): string {

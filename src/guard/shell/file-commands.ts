@@ -13,6 +13,9 @@ import {
   type SplitArgs,
 } from './args.js';
 import type { CommandRule } from './commands.js';
+import { tar } from './tar.js';
+import { checkTree } from './tree-reads.js';
+import { globTest, type TreeFilter } from './tree-walk.js';
 import type { Arg } from './words.js';
 
 /**
@@ -193,8 +196,10 @@ const find: CommandRule = (command, judge) => {
     rootArgs.length > 0 ? rootArgs : [{ dynamic: false, value: '.', glob: false }];
   const expression = start < 0 ? [] : args.slice(start);
   for (const root of roots) checkRead(judge, command, root);
+  const tests = new FindTests(args.slice(0, start < 0 ? 0 : start));
   for (let i = 0; i < expression.length; i++) {
     const value = valueOf(expression[i]);
+    tests.see(value, expression[i + 1]);
     if (value === '-delete')
       for (const root of roots) {
         checkRootHoldsProject(judge, command, root);
@@ -219,8 +224,10 @@ const find: CommandRule = (command, judge) => {
         );
         continue;
       }
-      if (DELETERS.has(name.value.slice(name.value.lastIndexOf('/') + 1)))
-        for (const root of roots) checkRootHoldsProject(judge, command, root);
+      const base = name.value.slice(name.value.lastIndexOf('/') + 1);
+      if (DELETERS.has(base)) for (const root of roots) checkRootHoldsProject(judge, command, root);
+      if (!NO_CONTENT.has(base) && rest.some((arg) => valueOf(arg)?.includes('{}') === true))
+        for (const root of roots) checkTree(judge, command, root, tests.filter(root));
       for (const root of roots) {
         const replaced = rest.map((arg) =>
           valueOf(arg)?.includes('{}') === true ? under(root) : arg,
@@ -241,6 +248,84 @@ const find: CommandRule = (command, judge) => {
 
 const DELETERS = new Set(['rm', 'rmdir', 'unlink', 'shred', 'trash', 'rimraf']);
 
+/** Commands that, handed a found file, do not show or send what is in it. */
+const NO_CONTENT = new Set([
+  ...DELETERS,
+  'ls',
+  'stat',
+  'file',
+  'wc',
+  'du',
+  'touch',
+  'chmod',
+  'chown',
+  'chgrp',
+  'mkdir',
+  'echo',
+  'printf',
+  'basename',
+  'dirname',
+  'realpath',
+  'readlink',
+  'test',
+  '[',
+  'md5sum',
+  'sha1sum',
+  'sha256sum',
+  'sha512sum',
+  'b2sum',
+  'cksum',
+]);
+
+/**
+ * The tests before a find `-exec` that narrow which files reach it: `-name`, `-iname`, `-path`
+ * (all of them must hold) and `-maxdepth`. With `-o`, `!` or `,` the logic is not followed and
+ * every file counts as reaching it.
+ */
+class FindTests {
+  private readonly names: ((name: string, path: string) => boolean)[] = [];
+  private maxDepth: number | undefined;
+  private complex = false;
+  private readonly follow: boolean;
+
+  constructor(before: readonly Arg[]) {
+    this.follow = before.some((arg) => valueOf(arg) === '-L');
+  }
+
+  see(value: string | undefined, next: Arg | undefined): void {
+    const operand = valueOf(next);
+    if (value === undefined || /^(-o|-or|!|-not|,|\(|\))$/.test(value)) this.complex = true;
+    else if (value === '-maxdepth') this.maxDepth = Number(operand);
+    else if (operand === undefined) return;
+    else if (value === '-name') this.names.push(globTest(operand));
+    else if (value === '-iname') this.names.push(lower(globTest(operand.toLowerCase())));
+    else if (value === '-path' || value === '-wholename')
+      this.names.push(pathTest(globTest(operand, true)));
+  }
+
+  filter(root: Arg): TreeFilter {
+    const prefix = (valueOf(root) ?? '.').replace(/\/+$/, '');
+    const names = this.complex ? [] : [...this.names];
+    return {
+      hidden: true,
+      follow: this.follow,
+      ...(this.maxDepth !== undefined && Number.isInteger(this.maxDepth)
+        ? { maxDepth: this.maxDepth }
+        : {}),
+      skipsFile: (name, relative) => names.some((test) => !test(name, `${prefix}/${relative}`)),
+    };
+  }
+}
+
+const lower =
+  (test: (text: string) => boolean) =>
+  (name: string): boolean =>
+    test(name.toLowerCase());
+const pathTest =
+  (test: (text: string) => boolean) =>
+  (_name: string, path: string): boolean =>
+    test(path);
+
 /** `find .. -delete`: a root holding the project reaches the project itself and its parents. */
 function checkRootHoldsProject(judge: Judge, command: SimpleCommand, root: Arg): void {
   if (root.dynamic) return; // checkWrite refuses it
@@ -260,45 +345,6 @@ function under(root: Arg): Arg {
   if (root.dynamic) return root;
   return { dynamic: false, value: join(root.value, '\u2026found'), glob: false };
 }
-
-const tar: CommandRule = (command, judge) => {
-  const split = splitArgs(command.args, [
-    '-f',
-    '--file',
-    '-C',
-    '--directory',
-    '-T',
-    '--files-from',
-    '-X',
-  ]);
-  const first = valueOf(command.args[0]) ?? '';
-  const mode = /^[A-Za-z]+$/.test(first) ? first : '';
-  const creates =
-    hasFlag(split, 'c') || hasFlag(split, 'r') || hasFlag(split, 'u') || /[cru]/.test(mode);
-  if (
-    split.options.some(
-      (option) =>
-        !option.dynamic &&
-        /^(--to-command|--checkpoint-action|--use-compress-program|-I$|-P$|--absolute-names)/.test(
-          option.value,
-        ),
-    )
-  ) {
-    judge.deny('tar-exec', `\`${shown(command)}\` lets tar run commands or write absolute paths`);
-    return;
-  }
-  for (const dir of [...(split.values.get('-C') ?? []), ...(split.values.get('--directory') ?? [])])
-    checkWrite(judge, command, dir, 'write');
-  for (const archive of [
-    ...(split.values.get('-f') ?? []),
-    ...(split.values.get('--file') ?? []),
-  ]) {
-    if (creates) checkWrite(judge, command, archive, 'write');
-    else checkRead(judge, command, archive);
-  }
-  for (const operand of split.operands.slice(mode === '' ? 0 : 1))
-    checkRead(judge, command, operand);
-};
 
 const unzip: CommandRule = (command, judge) => {
   const split = splitArgs(command.args, ['-d', '-x']);
@@ -349,5 +395,4 @@ export const FILE_RULES: Readonly<Record<string, CommandRule>> = {
   cc: outputOption(['-o']),
   'g++': outputOption(['-o']),
   clang: outputOption(['-o']),
-  patch: outputOption(['-o', '--output'], ['-p', '-d', '-i']),
 };

@@ -1,6 +1,3 @@
-import { isAbsolute, join, resolve } from 'node:path';
-import { realPath } from '../policy.js';
-import { isWithin } from '../sensitive.js';
 import type { Judge, SimpleCommand } from './analyze.js';
 import {
   checkRead,
@@ -12,6 +9,7 @@ import {
   valueOf,
 } from './args.js';
 import type { CommandRule } from './commands.js';
+import { git } from './git.js';
 import { judgePackageScripts } from './package-scripts.js';
 import { judgeShellScriptArg } from './script-files.js';
 import type { Arg } from './words.js';
@@ -102,126 +100,6 @@ const kill: CommandRule = (command, judge) => {
     judge.deny('kill-everything', `\`${shown(command)}\` signals every process (or init)`);
   }
 };
-
-/** git settings whose values are commands git runs: a way around the guard. */
-const GIT_COMMAND_KEYS =
-  /^(core\.(hookspath|fsmonitor|sshcommand|pager|editor|askpass|gitproxy)|sequence\.editor|alias\..*|diff\.external|diff\..*\.(command|textconv)|merge\..*\.driver|filter\..*\.(clean|smudge|process)|credential\.helper|gpg\.(program|.*\.program)|include\.path|includeif\..*|uploadpack\.packobjectshook|pager\..*|interactive\.difffilter|protocol\.ext\.allow)$/i;
-
-const under = (cwd: string | undefined, dir: string) =>
-  isAbsolute(dir) ? resolve(dir) : cwd === undefined ? undefined : resolve(cwd, dir);
-
-const git: CommandRule = (command, judge) => {
-  const { args } = command;
-  let index = 0;
-  let cwd = command.cwd;
-  let tree: Arg | undefined;
-  for (; index < args.length; index++) {
-    const value = valueOf(args[index]);
-    if (!value?.startsWith('-')) break;
-    if (value === '-c') {
-      const setting = valueOf(args[index + 1]) ?? '';
-      if (GIT_COMMAND_KEYS.test(setting.split('=')[0] ?? '')) {
-        gitDeny(command, judge, setting);
-        return;
-      }
-      index += 1;
-    } else if (value === '-C' || value === '--git-dir' || value === '--work-tree') {
-      const dir = args[index + 1];
-      if (value === '-C')
-        cwd = dir === undefined || dir.dynamic ? undefined : under(cwd, dir.value);
-      else if (value === '--work-tree') tree = dir;
-      index += 1;
-    } else if (/^--(git-dir|work-tree)=/.test(value)) {
-      if (value.startsWith('--work-tree='))
-        tree = { dynamic: false, value: value.slice('--work-tree='.length), glob: false };
-    } else if (/^--(exec-path|upload-pack|receive-pack|config-env)/.test(value)) {
-      gitDeny(command, judge, value);
-      return;
-    }
-  }
-  const sub = valueOf(args[index]);
-  const rest = args.slice(index + 1);
-  if (sub === 'config') {
-    const key = rest
-      .map((arg) => valueOf(arg))
-      .find((value) => value !== undefined && !value.startsWith('-'));
-    const writes =
-      rest.length > 1 && !rest.some((arg) => /^--(get|list|unset)/.test(valueOf(arg) ?? ''));
-    if (key !== undefined && writes && GIT_COMMAND_KEYS.test(key)) {
-      gitDeny(command, judge, key);
-      return;
-    }
-    if (rest.some((arg) => valueOf(arg) === '--global' || valueOf(arg) === '--system') && writes)
-      judge.deny(
-        'outside-project',
-        `\`${shown(command)}\` changes git settings outside the project`,
-      );
-    return;
-  }
-  if (
-    rest.some((arg) => /^--(upload-pack|receive-pack|exec)(=|$)|^-u$/.test(valueOf(arg) ?? '')) &&
-    (sub === 'clone' ||
-      sub === 'fetch' ||
-      sub === 'pull' ||
-      sub === 'push' ||
-      sub === 'ls-remote' ||
-      sub === 'archive')
-  ) {
-    gitDeny(command, judge, 'a remote helper command');
-    return;
-  }
-  const inTree: SimpleCommand = { ...command, cwd };
-  if (sub === 'clean' && hasForce(rest)) {
-    gitClean(inTree, judge, tree);
-    return;
-  }
-  // Messages and revisions are text; paths after `--` and `git add` operands may be files.
-  if (sub === 'add' || sub === 'show' || sub === 'cat-file' || sub === 'mv' || sub === 'rm') {
-    checkReadsOfAll(judge, inTree, splitArgs(rest).operands);
-  }
-  if (sub === 'show' || sub === 'cat-file' || sub === 'grep' || sub === 'archive') {
-    // `git show HEAD:.env`, `git show :.env`: the part after the colon is a path in the tree.
-    for (const arg of splitArgs(rest).operands) {
-      const path = arg.dynamic ? undefined : /^[^:]*:(.+)$/s.exec(arg.value)?.[1];
-      if (path !== undefined)
-        checkRead(
-          judge,
-          { ...inTree, cwd: cwd ?? judge.policy.projectRoot },
-          {
-            dynamic: false,
-            value: path.replace(/^\.\//, ''),
-            glob: false,
-          },
-        );
-    }
-  }
-  if (sub === 'diff' && rest.some((arg) => valueOf(arg) === '--no-index')) {
-    checkReadsOfAll(judge, inTree, splitArgs(rest).operands);
-  }
-  if (sub === 'clone') {
-    const operands = splitArgs(rest, [
-      '-b',
-      '--branch',
-      '-o',
-      '--origin',
-      '--depth',
-      '--reference',
-      '-c',
-      '--config',
-      '--template',
-      '--separate-git-dir',
-    ]).operands;
-    const target = operands[1];
-    if (target !== undefined) checkWrite(judge, command, target, 'write');
-  }
-};
-
-function gitDeny(command: SimpleCommand, judge: Judge, what: string): void {
-  judge.deny(
-    'git-runs-command',
-    `\`${shown(command)}\` sets ${what}, which makes git run a command the guard cannot check`,
-  );
-}
 
 /** docker/podman: --privileged, host namespaces and mounts of folders outside the project. */
 const container: CommandRule = (command, judge) => {
@@ -386,6 +264,7 @@ export const SPECIAL_RULES: Readonly<Record<string, CommandRule>> = {
       '--form',
       '-K',
       '--config',
+      '--json',
     ],
     CURL_VALUES,
   ),
@@ -440,38 +319,3 @@ export const SPECIAL_RULES: Readonly<Record<string, CommandRule>> = {
   pnpm: packageManager,
   yarn: packageManager,
 };
-
-function hasForce(rest: readonly Arg[]): boolean {
-  return rest.some((arg) => {
-    const value = valueOf(arg);
-    return value === '--force' || (value !== undefined && /^-[a-zA-Z]*f/.test(value));
-  });
-}
-
-/** `git clean -f`: deletes untracked files under the work tree (the -C folder or --work-tree). */
-function gitClean(command: SimpleCommand, judge: Judge, tree: Arg | undefined): void {
-  const root: Arg = tree ?? { dynamic: false, value: command.cwd ?? '.', glob: false };
-  if (root.dynamic || command.cwd === undefined) {
-    judge.deny(
-      'dynamic-path',
-      `\`${shown(command)}\`: cannot tell which work tree git cleans before it runs; run it in the project`,
-    );
-    return;
-  }
-  const path = realPath(under(command.cwd, root.value) ?? command.cwd);
-  const { projectRoot } = judge.policy;
-  if (isWithin(path, projectRoot)) return;
-  if (isWithin(projectRoot, path)) {
-    judge.deny(
-      'outside-project',
-      `\`${shown(command)}\` deletes untracked files under ${path}, which holds the whole project ${projectRoot}`,
-    );
-    return;
-  }
-  checkWrite(
-    judge,
-    command,
-    { dynamic: false, value: join(path, '\u2026found'), glob: false },
-    'delete',
-  );
-}
