@@ -36,6 +36,7 @@ const STATE_COLOR: Record<string, Color> = {
   PAUSED: 'yellow',
   REACHED_LIMIT: 'yellow',
   ERROR: 'red',
+  ORPHANED: 'red',
   NEW: 'gray',
 };
 const KIND_COLOR: Record<LineKind, Color | undefined> = {

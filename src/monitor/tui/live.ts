@@ -1,6 +1,7 @@
 import { useApp, useInput, useStdin, useStdout } from 'ink';
 import { createElement as h, useEffect, useState, type ReactNode } from 'react';
 import { followEvents } from '../event-stream.js';
+import { watchLiveness, withLiveness } from '../liveness.js';
 import { initialView, reduceAll } from '../view/reducer.js';
 import { MonitorApp } from './app.js';
 
@@ -21,6 +22,7 @@ export function LiveMonitor(props: LiveMonitorProps): ReactNode {
   const clock = props.clock ?? Date.now;
   const [view, setView] = useState(initialView);
   const [now, setNow] = useState(clock);
+  const [alive, setAlive] = useState(true);
   const { exit } = useApp();
   const { stdout } = useStdout();
   const { isRawModeSupported } = useStdin();
@@ -44,6 +46,8 @@ export function LiveMonitor(props: LiveMonitorProps): ReactNode {
       controller.abort();
     };
   }, [props.loopDir]);
+
+  useEffect(() => watchLiveness(props.loopDir, setAlive), [props.loopDir]);
 
   useEffect(() => {
     const timer = setInterval(() => {
@@ -72,5 +76,11 @@ export function LiveMonitor(props: LiveMonitorProps): ReactNode {
     { isActive: isRawModeSupported },
   );
 
-  return h(MonitorApp, { view, now, color: props.color, name: props.name, ...size });
+  return h(MonitorApp, {
+    view: withLiveness(view, alive),
+    now,
+    color: props.color,
+    name: props.name,
+    ...size,
+  });
 }

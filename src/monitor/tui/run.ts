@@ -1,6 +1,8 @@
 import { render, renderToString } from 'ink';
 import { createElement as h } from 'react';
 import { readEvents } from '../../state/events-log.js';
+import { readLock } from '../../state/lock.js';
+import { withLiveness } from '../liveness.js';
 import { parseEvent } from '../events.js';
 import { initialView, reduceView } from '../view/reducer.js';
 import { MonitorApp } from './app.js';
@@ -31,6 +33,8 @@ export async function runMonitorTui(options: TuiOptions): Promise<void> {
       const event = parseEvent(value);
       if (event !== undefined) view = reduceView(view, event, seq);
     }
+    const lock = await readLock(options.loopDir).catch(() => undefined);
+    view = withLiveness(view, lock?.alive === true);
     // Not a terminal (a pipe, a file): the classic 80 columns.
     const width = options.stdout.isTTY ? options.stdout.columns : 80;
     const frame = renderToString(

@@ -47,8 +47,8 @@ export interface TimedLine extends EventLine {
 export interface MonitorView {
   /** Sequence number of the last event folded in (0: none). */
   seq: number;
-  /** NEW until the first run_started. */
-  state: RunState | 'NEW';
+  /** NEW until the first run_started; ORPHANED only as liveness.ts shows a dead run. */
+  state: RunState | 'NEW' | 'ORPHANED';
   feature?: string;
   iteration: number;
   maxIterations: number;

@@ -4,6 +4,7 @@ import { countEvents, followEvents } from '../event-stream.js';
 import type { SequencedEvent } from '../events.js';
 import { derive, type Derived } from '../view/derive.js';
 import { describeEvent, type EventLine } from '../view/describe.js';
+import { watchLiveness, withLiveness } from '../liveness.js';
 import { initialView, reduceAll, type IterationRow, type MonitorView } from '../view/reducer.js';
 import { timelineSvg } from './chart.js';
 
@@ -65,6 +66,7 @@ export function createLoopFeed(
   const events: SequencedEvent[] = [];
   const clients = new Set<SseClient>();
   let view = initialView();
+  let alive = true;
   let taskStories: StoryInfo[] | undefined;
   let viewTimer: NodeJS.Timeout | undefined;
   let markReady: () => void = () => undefined;
@@ -86,10 +88,11 @@ export function createLoopFeed(
 
   const snapshot = (): Snapshot => {
     // The page has its own event list and does not need the terminal's panes.
-    const shown: Partial<MonitorView> = { ...view };
+    const seen = withLiveness(view, alive);
+    const shown: Partial<MonitorView> = { ...seen };
     delete shown.recent;
     delete shown.tools;
-    const derived: Partial<Derived> = derive(view, now());
+    const derived: Partial<Derived> = derive(seen, now());
     delete derived.lastFinished;
     delete derived.currentStory;
     return {
@@ -131,6 +134,10 @@ export function createLoopFeed(
       },
     });
   };
+  const stopLiveness = watchLiveness(loopDir, (now) => {
+    alive = now;
+    if (clients.size > 0) scheduleView();
+  });
   start().catch(() => {
     markReady(); // events.jsonl unreadable: the page shows what there is rather than hang
   });
@@ -153,6 +160,7 @@ export function createLoopFeed(
     ready: () => readyPromise,
     close() {
       controller.abort();
+      stopLiveness();
       if (viewTimer !== undefined) clearTimeout(viewTimer);
       clients.clear();
     },

@@ -181,6 +181,10 @@ describe('background runs', () => {
     await run.exited;
 
     expect(await listed(loop)).toMatchObject({ state: 'ORPHANED', pid: run.pid });
+    // The monitor agrees with list: events.jsonl still ends RUNNING, the lock says otherwise.
+    const once = await loop.run(['monitor', '--once']);
+    expect(once.stdout).toContain('ORPHANED');
+    expect(once.stdout).not.toContain('RUNNING');
     const text = await loop.run(['list']);
     expect(text.stdout).toMatch(
       /ORPHANED\s+\.ralph\/feature-fake-loop .*process gone: `ralph run` resumes/,
