@@ -382,6 +382,9 @@ export const DANGEROUS: readonly GuardCase[] = [
   deny('export CDPATH=..; cd sibling && rm -rf *', 'CDPATH sends cd elsewhere'),
   deny("NODE_OPTIONS='--require ./evil.js' npm test", 'NODE_OPTIONS loading code into every node'),
   deny('PYTHONSTARTUP=evil.py python3', 'PYTHONSTARTUP'),
+  deny('GIT_WORK_TREE=../sibling git checkout -f .', 'GIT_WORK_TREE outside the project'),
+  deny('export GIT_DIR=/etc/x; git init', 'GIT_DIR outside the project'),
+  deny('MANPAGER=\'sh -c "rm -rf ~"\' man ls', 'MANPAGER runs shell code'),
   // The folders holding control files cannot be replaced, moved or deleted.
   deny(
     "mkdir d && printf 'guard:\\n  writablePaths: [/]\\n' > d/config.yaml && mv d .ralph",
@@ -497,6 +500,7 @@ export const ORDINARY: readonly GuardCase[] = [
     'a literal write in the project',
   ),
   allow('NODE_OPTIONS=--max-old-space-size=4096 npm run build', 'more memory for node'),
+  allow('GIT_DIR=.git git status', 'GIT_DIR inside the project'),
   allow('diff <(sort a.txt) <(sort b.txt)'),
   allow('cat <<EOF > notes.md\n# Notes\nEOF'),
   allow('docker compose up -d'),

@@ -1,5 +1,5 @@
 import { isAbsolute, join, resolve } from 'node:path';
-import { readProblem, writeProblem, type PathProblem } from './path-rules.js';
+import { absolutePath, readProblem, writeProblem, type PathProblem } from './path-rules.js';
 import type { Decision, GuardPolicy } from './policy.js';
 import { sensitiveRule } from './sensitive.js';
 import { analyzeShell, type Finding, type Judge } from './shell/analyze.js';
@@ -190,9 +190,18 @@ const COMMAND_VARIABLES = new Set([
   'GIT_ASKPASS',
   'SSH_ASKPASS',
   'PAGER',
+  'MANPAGER',
   'EDITOR',
   'VISUAL',
   'PROMPT_COMMAND',
+]);
+
+/** Variables that point git at another repository or work tree. */
+const GIT_PATH_VARIABLES = new Set([
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_OBJECT_DIRECTORY',
 ]);
 
 /** Variables that load code into every program started after them. */
@@ -219,6 +228,21 @@ function judgeAssignment(
       'loader-variable',
       `setting ${name} makes other programs load code the guard cannot check`,
     );
+    return;
+  }
+  if (GIT_PATH_VARIABLES.has(name)) {
+    // Every git command after it works on that repository or work tree.
+    const [target] = value;
+    const path =
+      target === undefined || target.dynamic ? undefined : absolutePath(target.value ?? '', cwd);
+    if (path === undefined) {
+      judge.deny('dynamic-path', `setting ${name} to a path known only when it runs`);
+      return;
+    }
+    // The project's own .git is protected from the agent's writes, not from git's.
+    const problem = writeProblem(path, 'write', judge.policy);
+    if (problem !== undefined && problem.rule !== 'protected-path')
+      judge.deny(problem.rule, `setting ${name}: git ${problem.reason}`);
     return;
   }
   if (name === 'CDPATH') {
