@@ -234,7 +234,7 @@ describe('runLoop', () => {
     });
   });
 
-  it('ends with ERROR when every open story waits on a dependency that cannot pass', async () => {
+  it('refuses a task list whose stories wait on a story that does not exist, before any agent', async () => {
     const dir = await loopDir();
     const prd = {
       userStories: [
@@ -242,9 +242,11 @@ describe('runLoop', () => {
       ],
     };
     await writeFile(join(dir, 'prd.json'), JSON.stringify(prd));
-    const { result } = await run(dir, fakeAgent(dir, []));
-    expect(result).toMatchObject({ state: 'ERROR', exitCode: 1, iterations: 0 });
-    expect(result.reason).toContain('A-1 (dependsOn A-9)');
+    const agent = fakeAgent(dir, []);
+    const error = await run(dir, agent).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RalphError);
+    expect((error as RalphError).message).toContain('A-1 depends on "A-9"');
+    expect(agent.requests).toEqual([]);
   });
 
   it('passes the story model and mcpServers to the agent', async () => {

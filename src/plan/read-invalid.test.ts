@@ -116,3 +116,47 @@ describe('invalid task lists', () => {
     expect(failure('{"userStories": [}').code).toBe('INVALID_JSON');
   });
 });
+
+describe('dependsOn that can never be met', () => {
+  const prd = (stories: { id: string; dependsOn?: string[] }[]) =>
+    `${JSON.stringify(
+      {
+        project: 'x',
+        userStories: stories.map((story) => ({ title: story.id, passes: false, ...story })),
+      },
+      null,
+      2,
+    )}\n`;
+
+  it('refuses an id no story has, at the entry, with the fix', () => {
+    const error = failure(
+      prd([{ id: 'US-001' }, { id: 'US-002', dependsOn: ['US-001', 'US-999'] }]),
+    );
+    expect(error.message).toContain('US-002 depends on "US-999", which is no story\'s id');
+    expect(error.location).toMatchObject({
+      file: 'prd.json',
+      field: 'userStories[1].dependsOn[1]',
+    });
+    expect(error.hint).toContain('name an existing story id');
+  });
+
+  it('refuses a cycle, naming it', () => {
+    const error = failure(
+      prd([
+        { id: 'US-001', dependsOn: ['US-002'] },
+        { id: 'US-002', dependsOn: ['US-003'] },
+        { id: 'US-003', dependsOn: ['US-001'] },
+      ]),
+    );
+    expect(error.message).toContain('dependsOn forms a cycle: US-001 → US-002 → US-003 → US-001');
+  });
+
+  it('accepts a chain and a shared dependency', () => {
+    const text = prd([
+      { id: 'US-001' },
+      { id: 'US-002', dependsOn: ['US-001'] },
+      { id: 'US-003', dependsOn: ['US-001', 'US-002'] },
+    ]);
+    expect(parseTaskList(text, 'prd.json').taskList.stories).toHaveLength(3);
+  });
+});

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
 import { RalphError } from '../util/errors.js';
+import { dependencyProblems } from './dependencies.js';
 import type { JsonPath } from './json-path.js';
 import { parseJsonText, type ParsedJson } from './json-text.js';
 import { problemsFromIssues, taskListError, type TaskListProblem } from './task-list-errors.js';
@@ -61,6 +62,10 @@ export function parseTaskList(text: string, file: string): TaskListDocument {
   const stories = items.map((item, index) => toStory(item, index));
   const duplicates = duplicateIds(stories, shape.storiesPath);
   if (duplicates.length > 0) throw taskListError(json, duplicates);
+  const unmet = dependencyProblems(stories, shape.storiesPath, (story) =>
+    items[story.index]?.dependsOn === undefined ? 'dependencies' : 'dependsOn',
+  );
+  if (unmet.length > 0) throw taskListError(json, unmet);
   const taskList: TaskList = {
     format: shape.format,
     name:

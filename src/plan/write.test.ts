@@ -173,9 +173,10 @@ describe('inserting a field', () => {
 
   it('lays out an inserted list over lines in a multi-line story', () => {
     const doc = parseTaskList(layout('  ', '\n'), 'prd.json');
-    const updated = applyStoryEdits(doc, [{ id: 'B', set: { dependsOn: ['A', 'C'] } }]);
+    // (Ids must exist: the writer re-reads what it wrote, and dependsOn is checked.)
+    const updated = applyStoryEdits(doc, [{ id: 'B', set: { dependsOn: ['A', 'A'] } }]);
     expect(updated).toContain(
-      '"passes": false,\n      "dependsOn": [\n        "A",\n        "C"\n      ]\n    }',
+      '"passes": false,\n      "dependsOn": [\n        "A",\n        "A"\n      ]\n    }',
     );
   });
 });
