@@ -154,6 +154,14 @@ describe('runPreflight', () => {
     expect(report.taskList).toBeUndefined();
   });
 
+  it('task list: invalid JSON names its place once', async () => {
+    const { repo, dir } = await loop({ ...complete, 'prd.json': '{"userStories": [ }' });
+    const report = await preflight(repo);
+    const [detail] = report.checks.find((each) => each.name === 'task-list')?.details ?? [];
+    const place = `${dir}/prd.json:1:19`;
+    expect(detail).toBe(`${place}: invalid JSON: unexpected character '}'; expected a value`);
+  });
+
   it('spec structure: no User Stories section fails; no Out of Scope warns', async () => {
     const noStories = await loop({ ...complete, 'spec.md': '# F\n\n## Problem Statement\nx\n' });
     expect(statuses(await preflight(noStories.repo), 'spec')).toContain('fail');

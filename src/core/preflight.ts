@@ -200,9 +200,11 @@ async function checkTaskList(
   } catch (error) {
     if (!(error instanceof RalphError)) throw error;
     const where = error.location ? formatLocation(error.location) : path;
+    // The message usually starts with the place already (file:line:column): say it once.
+    const detail = error.message.startsWith(where) ? error.message : `${where}: ${error.message}`;
     checks.push(
       check('task-list', 'fail', `${name} is invalid`, {
-        details: [`${where}: ${error.message}`],
+        details: [detail],
         hint: error.hint,
       }),
     );
