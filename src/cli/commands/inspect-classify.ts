@@ -30,10 +30,20 @@ interface FinishedEvent {
   outcome: string;
   detail: string;
   exitCode?: number;
+  /** What the loop decided, with stderr in hand (which the log does not keep). */
+  classification?: RunClassification['kind'];
+  classificationWhy?: string;
+}
+
+interface UsageLimitEvent {
+  type: 'usage_limit';
+  iteration: number;
+  attempt: number;
+  resetAt?: string;
 }
 
 export async function classifyLog(file: string, summary: LogSummary): Promise<InspectVerdict> {
-  const event = await finishedEventFor(file);
+  const { event, limit } = await eventsFor(file);
   const result = summary.result;
   const evidence: RunEvidence = {
     exitCode:
@@ -59,6 +69,17 @@ export async function classifyLog(file: string, summary: LogSummary): Promise<In
       ? new Date(event.at)
       : ((await stat(file).catch(() => undefined))?.mtime ?? new Date());
   const verdict = classifyRun(evidence, { now, timeZone: localTimeZone() });
+  const recorded = event?.classification;
+  if (recorded !== undefined && recorded !== verdict.kind) {
+    // The loop saw the agent's stderr too (a usage limit printed only there): its verdict stands.
+    return {
+      kind: recorded,
+      why: event?.classificationWhy ?? `as the loop recorded it (${recorded})`,
+      resetAt: recorded === 'usage_limit' ? (limit?.resetAt ?? null) : null,
+      hint: null,
+      basis: 'log and events.jsonl',
+    };
+  }
   return {
     kind: verdict.kind,
     why: verdict.why,
@@ -68,17 +89,31 @@ export async function classifyLog(file: string, summary: LogSummary): Promise<In
   };
 }
 
-/** The iteration_finished event of this log's iteration and attempt, if the loop recorded one. */
-async function finishedEventFor(file: string): Promise<FinishedEvent | undefined> {
+/**
+ * The iteration_finished event of this log's iteration and attempt, if the loop recorded one,
+ * and the usage_limit event that went with it.
+ */
+async function eventsFor(
+  file: string,
+): Promise<{ event: FinishedEvent | undefined; limit: UsageLimitEvent | undefined }> {
   const match = /^iteration-(\d+)-attempt-(\d+)\.jsonl$/.exec(basename(file));
-  if (match === null) return undefined;
+  if (match === null) return { event: undefined, limit: undefined };
   const [iteration, attempt] = [Number(match[1]), Number(match[2])];
   const events = await readEvents(dirname(dirname(file))).catch(() => []);
-  for (const event of events.reverse()) {
-    if (isFinished(event) && event.iteration === iteration && event.attempt === attempt)
-      return event;
-  }
-  return undefined;
+  const of = (candidate: unknown, attempts: number[]): boolean => {
+    if (typeof candidate !== 'object' || candidate === null) return false;
+    const record = candidate as Record<string, unknown>;
+    return record.iteration === iteration && attempts.includes(Number(record.attempt));
+  };
+  const recent = events.reverse();
+  return {
+    event: recent.find((each): each is FinishedEvent => isFinished(each) && of(each, [attempt])),
+    // Recorded as the limit the next attempt waits for (or this one's, when it ends the run).
+    limit: recent.find(
+      (each): each is UsageLimitEvent =>
+        (each as { type?: unknown }).type === 'usage_limit' && of(each, [attempt, attempt + 1]),
+    ),
+  };
 }
 
 function isFinished(event: unknown): event is FinishedEvent {

@@ -106,6 +106,28 @@ describe('ralph run: usage limits through the binary', () => {
     expect(await loop.calls()).toBe(1);
   });
 
+  it('inspect agrees with the loop on a usage limit printed only on stderr (the log lacks it)', async () => {
+    const loop = await binaryLoop(['STORY-001']);
+    const resetSeconds = Math.floor(Date.now() / 1000) + 3 * 3600;
+    await loop.agent(1, {
+      sh: `echo 'Claude AI usage limit reached|${resetSeconds}' >&2`,
+      exit: 1,
+    });
+    const run = await loop.run(['run', '--pause', '0', '--on-usage-limit', 'exit']);
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    const inspect = await loop.run([
+      'inspect',
+      join(LOOP, 'logs', 'iteration-1-attempt-1.jsonl'),
+      '--json',
+    ]);
+    const report = JSON.parse(inspect.stdout) as { classification: Record<string, unknown> };
+    expect(report.classification).toMatchObject({
+      kind: 'usage_limit',
+      resetAt: new Date(resetSeconds * 1000).toISOString(),
+      basis: 'log and events.jsonl',
+    });
+  });
+
   it('waits for a reset a few seconds away, on the real clock, and resumes the story', async () => {
     const loop = await binaryLoop(['STORY-001']);
     const resetSeconds = Math.ceil(Date.now() / 1000) + 1;
