@@ -38,6 +38,8 @@ const lockHolderSchema = z.looseObject({
   startedAt: z.string(),
   /** Which process had `pid` (process-identity.ts): a pid reused after a crash is not the holder. */
   processStart: z.string().optional(),
+  /** The run's id, which the processes it started carry (agents/orphans.ts). */
+  runId: z.string().optional(),
 });
 export type LockHolder = z.infer<typeof lockHolderSchema>;
 
@@ -62,12 +64,15 @@ export interface Lock {
   path: string;
   holder: LockHolder;
   warnings: string[];
+  /** The dead holders this acquisition took over (their runs may have left processes). */
+  tookOver: LockHolder[];
   /** Removes the lock if it is still ours; safe to call twice. */
   release(): Promise<void>;
 }
 
 export interface AcquireOptions extends LivenessProbe {
   pid: number;
+  runId?: string;
   /** What holds the lock, shown to whoever is refused (e.g. `ralph run .ralph/feature-x`). */
   command: string;
   now: Date;
@@ -89,17 +94,19 @@ export async function acquireLock(dir: string, options: AcquireOptions): Promise
     command: options.command,
     startedAt: options.now.toISOString(),
     ...(processStart === undefined ? {} : { processStart }),
+    ...(options.runId === undefined ? {} : { runId: options.runId }),
   };
   const token = randomBytes(8).toString('hex');
   const holderName = `holder-${token}.json`;
   const temp = join(dirname(lockPath), `${basename(lockPath)}.${token}.tmp`);
   await writeTempLock(temp, holderName, `${JSON.stringify(holder, null, 2)}\n`);
   const warnings: string[] = [];
+  const tookOver: LockHolder[] = [];
   try {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       try {
         await rename(temp, lockPath);
-        return makeLock(lockPath, join(lockPath, holderName), holder, warnings);
+        return makeLock(lockPath, join(lockPath, holderName), holder, warnings, tookOver);
       } catch (error) {
         const code = errorCode(error);
         if (code === 'ENOTDIR') {
@@ -123,7 +130,10 @@ export async function acquireLock(dir: string, options: AcquireOptions): Promise
         current.file === lockPath
           ? () => unlink(lockPath)
           : () => rm(current.file, { recursive: true });
-      if (await removeIgnoringGone(remove)) warnings.push(staleWarning(current));
+      if (await removeIgnoringGone(remove)) {
+        warnings.push(staleWarning(current));
+        if (current.holder !== undefined) tookOver.push(current.holder);
+      }
     }
     throw new RalphError('LOCKED', `could not acquire ${lockPath}: it keeps changing hands`, {
       hint: 'Other ralph runs are starting on this loop directory at the same moment; try again.',
@@ -157,12 +167,19 @@ function liveness(options: LivenessProbe): Required<LivenessProbe> {
   };
 }
 
-function makeLock(path: string, holderFile: string, holder: LockHolder, warnings: string[]): Lock {
+function makeLock(
+  path: string,
+  holderFile: string,
+  holder: LockHolder,
+  warnings: string[],
+  tookOver: LockHolder[],
+): Lock {
   let released = false;
   return {
     path,
     holder,
     warnings,
+    tookOver,
     async release() {
       if (released) return;
       released = true;

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { RUN_ID_VARIABLE } from '../../agents/orphans.js';
 import { killRunningProcessGroups } from '../../agents/spawn.js';
 import type { AgentAdapter } from '../../agents/types.js';
 import type { LoopDependencies, LoopResult, runLoop as RunLoop } from '../../core/engine.js';
@@ -16,6 +18,7 @@ import type { HooksSettings } from '../../state/hooks-config-schema.js';
 import type { NotifySettings } from '../../state/notify-config-schema.js';
 import { loopPaths } from '../../state/paths.js';
 import { writeLine, type CliContext } from '../context.js';
+import { stopLeftovers } from './leftovers.js';
 import { previousRun, type PreparedRun } from './run-prepare.js';
 import { startRunGuard } from './run-guard.js';
 
@@ -45,13 +48,17 @@ export async function startRun(
   options: StartOptions,
 ): Promise<LoopResult> {
   const { loopDir } = prepared.options;
+  const runId = randomUUID();
   const lock = await acquireLock(loopDir, {
     pid: process.pid,
     command: `ralph run ${loopDir}`,
     now: options.clock.now(),
+    runId,
   });
   // Read the resume point again now that no other run can change it underneath us.
-  const warnings = [...lock.warnings];
+  const warnings = [...lock.warnings, ...stopLeftovers(lock.tookOver)];
+  // Everything this run starts carries the id, so a later run can find what outlives it.
+  const env = { ...prepared.options.env, [RUN_ID_VARIABLE]: runId };
   const { resume, lastIteration } = await previousRun(loopDir, warnings);
   const controller = new AbortController();
   const stop = (): void => {
@@ -70,6 +77,7 @@ export async function startRun(
   });
   const unguarded = {
     ...prepared.options,
+    env,
     resume,
     lastIteration,
     warnings: [...new Set([...prepared.warnings, ...warnings])],
@@ -115,7 +123,7 @@ export async function startRun(
           loopDir,
           cwd: prepared.options.cwd,
           // Not the agent's environment: the guard's token stays with the agent.
-          env: prepared.options.env,
+          env,
           timeoutMs: options.hooks.timeoutSeconds * 1000,
           output: (point, line) => {
             writeLine(context.stderr, `ralph: hook ${point}: ${line}`);

@@ -1,12 +1,14 @@
 import { Command, InvalidArgumentError } from '@commander-js/extra-typings';
 import { describeLoop } from '../../monitor/loops.js';
 import { waitForRunEnd } from '../../monitor/wait-run-end.js';
+import { readLock } from '../../state/lock.js';
 import { readStatus } from '../../state/status.js';
 import { RalphError } from '../../util/errors.js';
 import { writeLine, type CliContext } from '../context.js';
 import { reportError } from '../exit.js';
 import { writeJson } from '../output.js';
 import type { SetExitCode } from '../program.js';
+import { stopLeftovers } from './leftovers.js';
 import { resolveWatchTarget } from './watch-target.js';
 
 export function stopCommand(context: CliContext, setExitCode: SetExitCode) {
@@ -26,10 +28,14 @@ export function stopCommand(context: CliContext, setExitCode: SetExitCode) {
         const target = await resolveWatchTarget(context, dir);
         const loop = await describeLoop(target.dir, { repoRoot: target.repoRoot });
         if (loop.state !== 'RUNNING' || loop.pid === undefined) {
+          // What a dead run left behind (a dev server, a watcher) is stopped all the same.
+          const holder = (await readLock(target.dir).catch(() => undefined))?.holder;
+          const leftovers =
+            loop.state === 'ORPHANED' && holder !== undefined ? stopLeftovers([holder]) : [];
           throw new RalphError(
             'NOT_RUNNING',
             loop.state === 'ORPHANED'
-              ? `no run is active in ${target.name}: its process (pid ${loop.pid ?? '?'}) is gone without recording an end (ORPHANED)${loop.pidReused === true ? '; that pid now belongs to another process, which was left alone' : ''}`
+              ? `no run is active in ${target.name}: its process (pid ${loop.pid ?? '?'}) is gone without recording an end (ORPHANED)${loop.pidReused === true ? '; that pid now belongs to another process, which was left alone' : ''}${leftovers.map((each) => `; ${each}`).join('')}`
               : `no run is active in ${target.name} (state ${loop.state})`,
             {
               exitCode: 1,

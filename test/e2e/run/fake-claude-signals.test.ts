@@ -210,6 +210,30 @@ describe('ralph run with a fake claude: stopping agents', () => {
     expect(await livingGroupMembers(agent)).toEqual([]);
   });
 
+  it('after ralph is SIGKILLed, the next run stops what the dead run left running', async () => {
+    const loop = await createFakeLoop([story(1)]);
+    await loop.agent(1, { sh: hanging('session-orphan') });
+    await loop.agent(2, {
+      taskList: prdText(passing([story(1)], 'STORY-001')),
+      jsonl: finishedRun('session-2', '<promise>COMPLETE</promise>', 0.01),
+    });
+    const first = loop.start(['run', '--pause', '0']);
+    started.push(first);
+    const { grandchild } = await hangingPids(loop, 1);
+    process.kill(first.pid, 'SIGKILL'); // no chance to stop anything
+    await first.exited;
+    // The agent dies with ralph (parent death); what it started does not.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await isRunning(grandchild)).toBe(true);
+
+    const next = await loop.run(['run', '--pause', '0', '--no-archive']);
+    expect(next.code, next.stdout + next.stderr).toBe(0);
+    expect(next.stdout).toMatch(
+      /stopped \d+ process(es)? the dead run \(pid \d+\) had left running/,
+    );
+    await waitFor('the leftover to go', async () => !(await isRunning(grandchild)));
+  });
+
   it('refuses a second ralph run on the same loop directory with the holder pid (exit 2)', async () => {
     const loop = await createFakeLoop([story(1)]);
     await loop.agent(1, { sh: hanging('session-busy') });
