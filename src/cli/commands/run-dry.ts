@@ -7,6 +7,7 @@ import { readTaskListFile } from '../../plan/read.js';
 import { loopPaths } from '../../state/paths.js';
 import { writeLine, type CliContext } from '../context.js';
 import { writeJson } from '../output.js';
+import { dryRunSettings } from './run-guard.js';
 import type { PreparedRun } from './run-prepare.js';
 
 /** `ralph run --dry-run`: what the next iteration would do, exactly, without doing it. */
@@ -49,7 +50,7 @@ export async function printDryRun(
       model: plan.model.model,
       mcpServers: story.mcpServers,
       permission: options.permission,
-      settings: options.settings,
+      settings: await dryRunSettings(context, options.loopDir, options.settings),
       env: options.env,
       timeoutMs: options.timeoutMs,
     });

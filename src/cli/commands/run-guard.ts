@@ -9,7 +9,12 @@ import {
   withGuardHooks,
 } from '../../guard/hook-settings.js';
 import { resolvePolicy, type GuardSettings } from '../../guard/policy.js';
-import { startGuardService, type GuardDecision, type GuardService } from '../../guard/service.js';
+import {
+  GUARD_PATH,
+  startGuardService,
+  type GuardDecision,
+  type GuardService,
+} from '../../guard/service.js';
 import { readConfigFile } from '../../state/config.js';
 import { findGitRepo } from '../../state/git.js';
 import { loopPaths } from '../../state/paths.js';
@@ -76,8 +81,7 @@ export async function startRunGuard(
     killRunningProcessGroups('SIGKILL');
     onFailure(error);
   });
-  const hooks = [httpGuardHook(service.url)];
-  if (!canBindToParentLife()) hooks.push(livenessHook(process.pid));
+  const hooks = guardHooks(service.url);
   return {
     service,
     apply: (options) => ({
@@ -89,6 +93,25 @@ export async function startRunGuard(
     denials: () => denied,
     close: () => service.close(),
   };
+}
+
+function guardHooks(url: string): Record<string, unknown>[] {
+  const hooks = [httpGuardHook(url)];
+  if (!canBindToParentLife()) hooks.push(livenessHook(process.pid));
+  return hooks;
+}
+
+/**
+ * The Claude settings a run would pass, for `--dry-run`: the guard's hooks included (the
+ * service's port is only known once it listens, so a placeholder stands for it).
+ */
+export async function dryRunSettings(
+  context: CliContext,
+  loopDir: string,
+  settings: Record<string, unknown> | undefined,
+): Promise<Record<string, unknown> | undefined> {
+  if ((await guardSettings(context, loopDir)).enabled === false) return settings;
+  return withGuardHooks(settings, guardHooks(`http://127.0.0.1:<port>${GUARD_PATH}`));
 }
 
 /** The project's (and user's) `guard` settings, with the loop directory's own on top. */

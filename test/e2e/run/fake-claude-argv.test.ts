@@ -123,6 +123,9 @@ describe('ralph run with a fake claude: argv, dry run, preflight', () => {
       iteration: 1,
     });
     expect(plan.command.args.slice(0, 2)).toEqual(['-p', '<prompt>']);
+    // The same guard hook a real run passes, its port not yet known.
+    const settings = plan.command.args[plan.command.args.indexOf('--settings') + 1] ?? '';
+    expect(settings).toContain('"url":"http://127.0.0.1:<port>/pre-tool-use"');
     expect(Number(/Prompt: +(\d+) bytes/.exec(run.stdout)?.[1])).toBe(plan.promptBytes);
     expect(plan.promptBytes).toBeGreaterThan(1000);
 
