@@ -91,10 +91,28 @@ function describeViolations(before: TaskListDocument, after: TaskListDocument): 
   for (const story of after.taskList.stories) {
     if (!beforeIds.has(story.id)) problems.push(`added ${story.id}`);
   }
+  problems.push(...topLevelChanges(before, after));
   if (problems.length === 0 && !sameOutsidePassesAndNotes(before, after)) {
     problems.push('changed fields other than passes and notes');
   }
   return problems;
+}
+
+/** Fields beside the story list (description, project, branchName, …) the agent changed. */
+function topLevelChanges(before: TaskListDocument, after: TaskListDocument): string[] {
+  const [storiesKey] = before.storiesPath;
+  const fields = (doc: TaskListDocument): Record<string, unknown> => {
+    const value = doc.json.value;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
+  };
+  const [old, now] = [fields(before), fields(after)];
+  return [...new Set([...Object.keys(old), ...Object.keys(now)])]
+    .filter((key) => key !== storiesKey && canonical(old[key]) !== canonical(now[key]))
+    .map((key) =>
+      key in now ? `changed ${key} of the task list` : `removed ${key} of the task list`,
+    );
 }
 
 function sameValue(left: Story[keyof Story], right: Story[keyof Story]): boolean {
