@@ -207,17 +207,48 @@ describe('command line', () => {
     expect(result.stderr).toContain('status');
   });
 
+  const COMMANDS = [
+    'init',
+    'run',
+    'validate',
+    'status',
+    'setup',
+    'loop',
+    'stop-hook',
+    'demo',
+    'inspect',
+    'list',
+    'attach',
+    'stop',
+    'logs',
+    'monitor',
+    'guard',
+  ];
+
   it('--help lists every command, and each command has its own help', async () => {
     const { repo, home } = await tempRepo();
     const top = await runRalph(['--help'], repo, testEnv(home));
     expect(top.code).toBe(0);
-    for (const command of ['init', 'validate', 'status']) {
-      expect(top.stdout).toContain(command);
+    const listed = [...top.stdout.matchAll(/^ {2}([a-z-]+) /gm)].map((match) => match[1] ?? '');
+    expect(listed).toEqual(expect.arrayContaining(COMMANDS));
+    for (const command of COMMANDS) {
       const help = await runRalph([command, '--help'], repo, testEnv(home));
-      expect(help.code).toBe(0);
-      expect(help.stdout).toContain(`Usage: ralph ${command}`);
-      expect(help.stdout).toContain('[dir]');
+      expect(help.code, command).toBe(0);
+      expect(help.stdout, command).toContain(`Usage: ralph ${command}`);
+      expect(help.stdout.length, command).toBeGreaterThan(100);
     }
+    for (const command of [
+      'init',
+      'run',
+      'validate',
+      'status',
+      'list',
+      'attach',
+      'stop',
+      'logs',
+      'monitor',
+    ])
+      expect((await runRalph([command, '--help'], repo, testEnv(home))).stdout).toContain('[dir]');
   });
 
   it('--version prints the package version', async () => {
