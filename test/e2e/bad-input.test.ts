@@ -242,7 +242,6 @@ describe('command line', () => {
       'run',
       'validate',
       'status',
-      'list',
       'attach',
       'stop',
       'logs',
