@@ -99,6 +99,15 @@ export function printSafety(
       }`,
     );
   }
+  const last = status?.lastIteration;
+  if (last !== undefined) {
+    row(
+      'Last iteration:',
+      `${last.iteration}${last.attempt > 1 ? ` (attempt ${last.attempt})` : ''}: ${last.outcome}${
+        last.costUsd === undefined ? '' : `, $${last.costUsd.toFixed(4)}`
+      }${last.tokens === undefined ? '' : `, ${tokenCounts(last.tokens)}`}, ${(last.durationMs / 1000).toFixed(1)} s`,
+    );
+  }
   const stories = Object.entries(report.stories);
   if (stories.length > 0) {
     row(
@@ -106,7 +115,7 @@ export function printSafety(
       stories
         .map(
           ([id, spent]) =>
-            `${id} $${spent.costUsd.toFixed(4)} (${spent.attempts} ${spent.attempts === 1 ? 'run' : 'runs'})`,
+            `${id} $${spent.costUsd.toFixed(4)} (${spent.attempts} ${spent.attempts === 1 ? 'run' : 'runs'}) ${tokenCounts(spent.tokens)}`,
         )
         .join(', '),
     );
@@ -152,10 +161,19 @@ export function printSafety(
       `until ${limit.until} (${countdown(Date.parse(limit.until) - now.getTime())}): ${limit.message}; ${next}`,
     );
   }
+  // A running loop's own limit (--rate-limit) may differ from the configured one.
+  const limit =
+    (status?.state === 'RUNNING' ? status.rateLimit?.callsPerHour : undefined) ??
+    report.rate.callsPerHour;
   row(
     'Agent calls:',
-    `${report.rate.callsLastHour}${report.rate.callsPerHour === null ? '' : `/${report.rate.callsPerHour}`} in the last hour`,
+    `${report.rate.callsLastHour}${limit === null ? '' : `/${limit}`} in the last hour`,
   );
+}
+
+function tokenCounts(tokens: Readonly<Record<string, unknown>>): string {
+  const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
+  return `${count(tokens.inputTokens)} in/${count(tokens.outputTokens)} out tokens`;
 }
 
 export function countdown(ms: number): string {

@@ -195,6 +195,9 @@ describe('ralph run: the circuit breaker through the binary', () => {
     });
     const status = await loop.run(['status']);
     expect(status.stdout).toMatch(/Cost: +\$0\.0200 this run/);
-    expect(status.stdout).toContain('STORY-001 $0.0100 (1 run)');
+    expect(status.stdout).toContain('STORY-001 $0.0100 (1 run) 100 in/20 out tokens');
+    expect(status.stdout).toMatch(
+      /Last iteration: +2: progress, \$0\.0100, 100 in\/20 out tokens, /,
+    );
   });
 });
