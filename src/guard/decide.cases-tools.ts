@@ -1,20 +1,10 @@
-import type { GuardCase } from './decide.cases.js';
-import type { Decision } from './policy.js';
+import { allow, deny, type GuardCase } from './decide.case.js';
 
 /**
  * Rows for the options of ordinary tools that run commands, write outside the project or read a
  * whole tree (decide.cases.ts spreads them into its tables). `P` is the fixture project, which
  * holds `.env` at its root and nothing secret under `src`.
  */
-
-const bash = (command: string, expected: Decision, why: string): GuardCase => ({
-  tool: 'Bash',
-  input: { command },
-  expected,
-  why,
-});
-const deny = (command: string, why: string) => bash(command, 'deny', why);
-const allow = (command: string, why = 'ordinary development') => bash(command, 'allow', why);
 
 export const TOOL_DANGEROUS: readonly GuardCase[] = [
   // Options whose value is a shell command.

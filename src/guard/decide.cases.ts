@@ -1,5 +1,7 @@
+import { allow, deny, type GuardCase } from './decide.case.js';
 import { TOOL_DANGEROUS, TOOL_ORDINARY } from './decide.cases-tools.js';
-import type { Decision } from './policy.js';
+
+export type { GuardCase } from './decide.case.js';
 
 /**
  * The guard's table: what each tool call must get under the default policy. `P` is the project
@@ -7,22 +9,6 @@ import type { Decision } from './policy.js';
  * writable default only where a case says so. Dangerous rows must never be allowed; ordinary
  * rows must all be allowed (the test prints the false-deny count).
  */
-
-export interface GuardCase {
-  tool: string;
-  input: Record<string, unknown>;
-  expected: Decision;
-  why: string;
-}
-
-const bash = (command: string, expected: Decision, why: string): GuardCase => ({
-  tool: 'Bash',
-  input: { command },
-  expected,
-  why,
-});
-const deny = (command: string, why: string) => bash(command, 'deny', why);
-const allow = (command: string, why = 'ordinary development') => bash(command, 'allow', why);
 
 export const DANGEROUS: readonly GuardCase[] = [
   deny('rm -rf /', 'the root'),
