@@ -479,6 +479,7 @@ export const ORDINARY: readonly GuardCase[] = [
   allow('mkdir -p .claude/commands', 'a folder beside the protected settings'),
   allow('echo note >> .ralph/notes.md', 'a note in .ralph, not a control file'),
   allow('source ~/.bashrc', "the person's own dotfiles are not the agent's to have written"),
+  allow('cargo build && ./target/debug/app', 'a program the build in the same command makes'),
   allow(`node -e "console.log(require('./package.json').version)"`, 'reading the version'),
   allow(`python3 -c "import json,sys; print(json.load(sys.stdin)['name'])" < package.json`),
   allow(

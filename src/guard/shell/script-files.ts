@@ -25,7 +25,7 @@ const SHELL_SHEBANG = /^#!\s*(?:\S*\/)?(?:env\s+(?:-\S+\s+)*)?(?:ba|da|z|k|mk|a)
 export function judgeShellScriptArg(command: SimpleCommand, file: Arg, judge: Judge): void {
   const value = valueOf(file);
   if (value === undefined) return; // the callers refuse a dynamic script name themselves
-  const path = scriptToRead(command, value, judge);
+  const path = scriptToRead(command, value, judge, 'refuse');
   const text = path === undefined ? undefined : readText(path);
   if (text !== undefined) judgeScriptText(command, judge, text, `script ${value}`);
 }
@@ -36,7 +36,9 @@ export function judgeShellScriptArg(command: SimpleCommand, file: Arg, judge: Ju
  */
 export function judgeProgramFile(command: SimpleCommand, judge: Judge): void {
   if (!command.path.includes('/')) return; // found on PATH: an installed program
-  const path = scriptToRead(command, command.path, judge);
+  // Not there yet is normal for a program a build in the same command makes
+  // (`cargo build && ./target/debug/app`): only a known script is refused for it.
+  const path = scriptToRead(command, command.path, judge, 'allow');
   if (path === undefined) return;
   const head = readText(path, 256);
   if (head === undefined || head.includes('\0')) return; // a binary
@@ -50,9 +52,15 @@ export function judgeProgramFile(command: SimpleCommand, judge: Judge): void {
  * writable folder (a program installed elsewhere, or the person's own dotfiles, is not the
  * agent's), changed since the run began (`scriptsChangedSince`: files with an older ctime were
  * there before; ctime cannot be set back, unlike mtime), and not written by this very command.
- * A script that is not there yet is refused: this command would create it first.
+ * A script that is not there yet is refused when `missing` says so: this command would create
+ * it first, in a way the guard did not see as a write.
  */
-function scriptToRead(command: SimpleCommand, value: string, judge: Judge): string | undefined {
+function scriptToRead(
+  command: SimpleCommand,
+  value: string,
+  judge: Judge,
+  missing: 'refuse' | 'allow',
+): string | undefined {
   const { policy } = judge;
   const runs = `\`${shown(command)}\` runs ${value}`;
   const path = absolutePath(value, command.cwd);
@@ -75,6 +83,7 @@ function scriptToRead(command: SimpleCommand, value: string, judge: Judge): stri
   try {
     stats = statSync(path);
   } catch {
+    if (missing === 'allow') return undefined;
     judge.deny(
       'script-missing',
       `${runs}, which does not exist yet, so the guard cannot read it; create it in one step and run it in the next`,
