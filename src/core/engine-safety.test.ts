@@ -414,6 +414,8 @@ describe('usage limits', () => {
     const agent = fakeAgent(dir, [pass('STORY-001')]);
     const second = await run(dir, agent, clock, { resume: { iteration: 1, costUsd: 0 } });
     expect(ofType(second.events, 'wait_started')[0]).toMatchObject({ durationMs: 61 * 60_000 });
+    // The count stays 1 while the run redoes iteration 1 (status.json must never say 0 here).
+    expect(ofType(second.events, 'run_started')[0]).toMatchObject({ iteration: 1 });
     expect(agent.requests[0]?.logFile).toBe(join(dir, 'logs', 'iteration-1-attempt-2.jsonl'));
     expect(second.result).toMatchObject({ state: 'COMPLETE', iterations: 1 });
   });

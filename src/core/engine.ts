@@ -54,7 +54,10 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     timeZone: deps.timeZone ?? localTimeZone(),
     random: deps.random ?? Math.random,
   };
-  let iteration = options.resume?.iteration ?? options.lastIteration ?? 0;
+  // The loop directory's iteration count so far; `iteration` below may step back one to redo
+  // an iteration whose usage-limit wait a restart interrupted, but the count stays.
+  const iterationsSoFar = options.resume?.iteration ?? options.lastIteration ?? 0;
+  let iteration = iterationsSoFar;
   let document = await readTaskListFile(options.taskListFile);
 
   // A usage-limit wait interrupted by a restart resumes the same iteration at its next attempt.
@@ -81,7 +84,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     loopDir: options.loopDir,
     feature: options.feature,
     resumedAfterIteration: options.resume?.iteration ?? 0,
-    iteration,
+    iteration: iterationsSoFar,
     maxIterations: lastAllowed,
     storiesTotal: start.total,
     storiesPassing: start.passing,

@@ -14,9 +14,15 @@ export interface HookRunner {
   /**
    * Runs the hook for `point` when the person wrote one. Resolves with what went wrong (exit
    * code, timeout), or undefined when it ran fine or there is none. `urgent`: the run is being
-   * interrupted, so the hook gets only a few seconds.
+   * interrupted, so the hook gets only a few seconds; so does a hook still running when
+   * `signal` aborts (Ctrl+C, `ralph stop`).
    */
-  run(point: HookPoint, variables: HookVariables, urgent: boolean): Promise<string | undefined>;
+  run(
+    point: HookPoint,
+    variables: HookVariables,
+    urgent: boolean,
+    signal: AbortSignal,
+  ): Promise<string | undefined>;
 }
 
 export async function callHook(
@@ -36,6 +42,7 @@ export async function callHook(
       ...variables,
     },
     ctx.deps.signal.aborted,
+    ctx.deps.signal,
   );
   if (problem !== undefined)
     await ctx.emit({ type: 'warning', at: ctx.at(), message: `hook ${point}: ${problem}` });

@@ -8,7 +8,11 @@ import { scriptHooks } from './script-hooks.js';
 
 /** Real bash scripts in a temp loop directory (design.md §2: DIR/hooks/<point>.sh). */
 
-async function setup(scripts: Partial<Record<HookPoint, string>>, timeoutMs = 10_000) {
+async function setup(
+  scripts: Partial<Record<HookPoint, string>>,
+  timeoutMs = 10_000,
+  urgentMs = 5000,
+) {
   const root = await realpath(await mkdtemp(join(tmpdir(), 'ralph-hooks-')));
   const loopDir = join(root, 'loop');
   await mkdir(join(loopDir, 'hooks'), { recursive: true });
@@ -20,6 +24,7 @@ async function setup(scripts: Partial<Record<HookPoint, string>>, timeoutMs = 10
     cwd: root,
     env: { PATH: process.env.PATH, FROM_RALPH: 'yes' },
     timeoutMs,
+    urgentMs,
     output: (point, line) => output.push(`${point}: ${line}`),
   });
   return { root, hooks, output };
@@ -62,6 +67,18 @@ describe('scriptHooks', () => {
     const { hooks } = await setup({ post_run: 'sleep 30\n' }, 300);
     const started = Date.now();
     expect(await hooks.run('post_run', {}, true)).toContain('killed after');
+    expect(Date.now() - started).toBeLessThan(10_000); // not sleep's 30 s
+  });
+
+  it('gives a hook still running when the run is interrupted a moment, then stops it', async () => {
+    const { hooks } = await setup({ pre_iteration: 'sleep 30\n' }, 0, 300);
+    const controller = new AbortController();
+    const started = Date.now();
+    const running = hooks.run('pre_iteration', {}, false, controller.signal);
+    setTimeout(() => {
+      controller.abort();
+    }, 100);
+    expect(await running).toBe('stopped 0.3 s after the run was interrupted');
     expect(Date.now() - started).toBeLessThan(10_000); // not sleep's 30 s
   });
 });

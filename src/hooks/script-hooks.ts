@@ -16,6 +16,8 @@ export interface ScriptHookOptions {
   /** Per hook; 0 means none. */
   timeoutMs: number;
   output: (point: HookPoint, line: string) => void;
+  /** How long a hook may go on once the run is interrupted; URGENT_TIMEOUT_MS by default. */
+  urgentMs?: number;
 }
 
 /** How long a hook may take while the run is being interrupted (Ctrl+C must stay prompt). */
@@ -27,11 +29,13 @@ export function scriptHooks(options: ScriptHookOptions) {
       point: HookPoint,
       variables: Record<string, string>,
       urgent: boolean,
+      signal?: AbortSignal,
     ): Promise<string | undefined> {
       const file = loopPaths(options.loopDir).hook(point);
       if (!(await isFile(file))) return undefined;
+      const urgentMs = options.urgentMs ?? URGENT_TIMEOUT_MS;
       const timeoutMs = urgent
-        ? Math.min(options.timeoutMs || URGENT_TIMEOUT_MS, URGENT_TIMEOUT_MS)
+        ? Math.min(options.timeoutMs || urgentMs, urgentMs)
         : options.timeoutMs;
       let lastError = '';
       let partial = '';
@@ -42,10 +46,21 @@ export function scriptHooks(options: ScriptHookOptions) {
           options.output(point, line);
         }
       };
+      // Ctrl+C while a hook runs: it gets urgentMs more, then its group is killed.
+      const cutOff = new AbortController();
+      let grace: NodeJS.Timeout | undefined;
+      const onAbort = (): void => {
+        grace = setTimeout(() => {
+          cutOff.abort();
+        }, urgentMs);
+      };
+      if (signal?.aborted === true && !urgent) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
       const result = await spawnStreaming('bash', [file], {
         cwd: options.cwd,
         env: { ...options.env, ...variables },
         timeoutMs,
+        signal: cutOff.signal,
         killGraceMs: 1000,
         onLine: (line) => {
           options.output(point, line);
@@ -58,6 +73,9 @@ export function scriptHooks(options: ScriptHookOptions) {
         },
       });
       errorLines(partial);
+      signal?.removeEventListener('abort', onAbort);
+      if (grace !== undefined) clearTimeout(grace);
+      if (result.canceled) return `stopped ${urgentMs / 1000} s after the run was interrupted`;
       if (result.spawnError !== undefined)
         return `could not start bash (${result.spawnError}) for ${file}`;
       if (result.timedOut) return `killed after ${timeoutMs / 1000} s (hooks.timeoutSeconds)`;

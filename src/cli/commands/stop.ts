@@ -29,9 +29,12 @@ export function stopCommand(context: CliContext, setExitCode: SetExitCode) {
         const loop = await describeLoop(target.dir, { repoRoot: target.repoRoot });
         if (loop.state !== 'RUNNING' || loop.pid === undefined) {
           // What a dead run left behind (a dev server, a watcher) is stopped all the same.
-          const holder = (await readLock(target.dir).catch(() => undefined))?.holder;
+          // Read again, and only a dead holder's: a new run may have taken the lock meanwhile.
+          const lock = await readLock(target.dir).catch(() => undefined);
           const leftovers =
-            loop.state === 'ORPHANED' && holder !== undefined ? stopLeftovers([holder]) : [];
+            loop.state === 'ORPHANED' && lock?.holder !== undefined && !lock.alive
+              ? stopLeftovers([lock.holder])
+              : [];
           throw new RalphError(
             'NOT_RUNNING',
             loop.state === 'ORPHANED'
