@@ -371,6 +371,21 @@ export const DANGEROUS: readonly GuardCase[] = [
   deny('GIT_WORK_TREE=../sibling git checkout -f .', 'GIT_WORK_TREE outside the project'),
   deny('export GIT_DIR=/etc/x; git init', 'GIT_DIR outside the project'),
   deny('MANPAGER=\'sh -c "rm -rf ~"\' man ls', 'MANPAGER runs shell code'),
+  // Scripts rewritten in ways the guard does not see as a named write, then run.
+  deny('bash < scripts/clean.sh', 'a script fed to bash on stdin'),
+  deny('sh -s < scripts/clean.sh', 'a script fed to sh -s'),
+  deny(
+    'tar xf update.tar && bash scripts/build.sh',
+    'a script run after an archive is unpacked over it',
+  ),
+  deny(
+    'git checkout other -- scripts/build.sh && ./scripts/build.sh',
+    'a script run after git checkout rewrote it',
+  ),
+  deny('patch -p1 < fix.diff && bash scripts/build.sh', 'a script run after a patch'),
+  deny('cp -r /tmp/kit/. scripts && bash scripts/build.sh', 'a script under a folder copied over'),
+  deny('npm version patch', 'a preversion script'),
+  deny('node --run wipe', 'node --run runs a package script'),
   // The folders holding control files cannot be replaced, moved or deleted.
   deny(
     "mkdir d && printf 'guard:\\n  writablePaths: [/]\\n' > d/config.yaml && mv d .ralph",
@@ -480,6 +495,11 @@ export const ORDINARY: readonly GuardCase[] = [
   allow('echo note >> .ralph/notes.md', 'a note in .ralph, not a control file'),
   allow('source ~/.bashrc', "the person's own dotfiles are not the agent's to have written"),
   allow('cargo build && ./target/debug/app', 'a program the build in the same command makes'),
+  allow('gcc -o hello src/a.c && ./hello', 'a binary compiled in the same command'),
+  allow('chmod +x scripts/build.sh && ./scripts/build.sh', 'chmod changes no script text'),
+  allow('mkdir -p scripts && bash scripts/build.sh', 'mkdir changes no script text'),
+  allow('git checkout -b feature && npm test', 'a new branch from HEAD rewrites nothing'),
+  allow('npm run build && ./node_modules/.bin/tsc -v', 'an installed tool run by its path'),
   allow(`node -e "console.log(require('./package.json').version)"`, 'reading the version'),
   allow(`python3 -c "import json,sys; print(json.load(sys.stdin)['name'])" < package.json`),
   allow(

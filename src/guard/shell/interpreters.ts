@@ -175,6 +175,8 @@ function judgeStdinProgram(command: SimpleCommand, language: Language, judge: Ju
       return;
     }
     checkRead(judge, command, stdin.arg);
+    // `bash < x.sh`, `sh -s < x.sh`: the file is the program.
+    if (language === 'shell') judgeShellScriptArg(command, stdin.arg, judge, true);
     return;
   }
   if (command.piped) {

@@ -2,8 +2,7 @@ import { readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Judge, SimpleCommand } from './analyze.js';
 import { shown, valueOf } from './args.js';
-import { realPath } from '../policy.js';
-import { writtenByThisCommand } from '../path-rules.js';
+import { recordWrite, writerOf } from '../path-rules.js';
 import { judgeScriptText } from './script-files.js';
 
 /**
@@ -34,6 +33,14 @@ const SCRIPT_COMMANDS: Readonly<Record<string, readonly string[]>> = {
   start: ['start'],
   stop: ['stop'],
   restart: ['stop', 'restart', 'start'],
+  // Lifecycle scripts of commands that are not "run a script" (each with its pre/post).
+  pack: ['pack', 'prepack', 'prepare'],
+  publish: ['publish', 'prepublishOnly', 'prepack', 'prepare'],
+  version: ['version'],
+  it: ['install', 'test'],
+  'install-test': ['install', 'test'],
+  cit: ['install', 'test'],
+  'install-ci-test': ['install', 'test'],
 };
 const RUN_WORDS = new Set(['run', 'run-script', 'rum', 'urn']);
 /** Options naming the folder whose package.json counts. */
@@ -71,6 +78,17 @@ export interface ScriptsPlan {
  */
 export function scriptsRun(command: SimpleCommand): ScriptsPlan {
   const plan: ScriptsPlan = { names: new Set(), dir: undefined, workspaces: false, unknown: false };
+  // `node --run build` runs a package script too (no pre/post scripts).
+  if (command.name === 'node') {
+    const at = command.args.findIndex((arg) => valueOf(arg) === '--run');
+    const script = at < 0 ? undefined : command.args[at + 1];
+    if (script !== undefined) {
+      const name = valueOf(script);
+      if (name === undefined) plan.unknown = true;
+      else plan.names.add(name);
+    }
+    return plan;
+  }
   if (!MANAGERS.has(command.name)) return plan;
   const words = command.args.map((arg) => valueOf(arg));
   const add = (name: string) => {
@@ -120,7 +138,7 @@ export function judgePackageScripts(command: SimpleCommand, judge: Judge): void 
   // command is not what the file says now.
   if (editsPackageJson(command)) {
     const found = nearestPackageJson(cwd);
-    policy.written?.add(realPath(found?.file ?? join(cwd, 'package.json')));
+    recordWrite(policy, found?.file ?? join(cwd, 'package.json'), command.name);
     return;
   }
   const plan = scriptsRun(command);
@@ -135,8 +153,15 @@ export function judgePackageScripts(command: SimpleCommand, judge: Judge): void 
   const from = plan.dir === undefined ? cwd : resolve(cwd, plan.dir);
   const packages = [nearestPackageJson(from)];
   const edited = [join(from, 'package.json'), ...packages.map((found) => found?.file)].find(
-    (file) => file !== undefined && writtenByThisCommand(file, policy),
+    (file) => file !== undefined && writerOf(file, policy) !== undefined,
   );
+  if (edited === undefined && policy.unseenWriter !== undefined) {
+    judge.deny(
+      'script-written-here',
+      `\`${shown(command)}\` runs package scripts after ${policy.unseenWriter}, which may rewrite package.json unseen; run it in a step of its own`,
+    );
+    return;
+  }
   if (edited !== undefined) {
     judge.deny(
       'script-written-here',

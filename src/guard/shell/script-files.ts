@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
-import { absolutePath, isAgentWritable, writtenByThisCommand } from '../path-rules.js';
+import { absolutePath, isAgentWritable, writerOf } from '../path-rules.js';
 import type { Finding, Judge, SimpleCommand } from './analyze.js';
 import { shown, valueOf } from './args.js';
 import type { Arg } from './words.js';
@@ -16,16 +16,53 @@ import type { Arg } from './words.js';
  * work. Makefiles are not read either (make's own syntax is not shell).
  */
 
+/** Programs whose output is a binary run by its path next (`gcc -o app && ./app`). */
+const BUILDERS = new Set([
+  'gcc',
+  'g++',
+  'cc',
+  'c++',
+  'clang',
+  'clang++',
+  'ld',
+  'go',
+  'cargo',
+  'rustc',
+  'zig',
+  'swiftc',
+  'javac',
+  'kotlinc',
+  'ghc',
+  'nim',
+  'make',
+  'cmake',
+  'ninja',
+  'dotnet',
+  'tsc',
+  'esbuild',
+  'bun',
+  'deno',
+  'pyinstaller',
+]);
+
 /** Larger than any hand-written script; bigger ones are refused rather than half-read. */
 export const MAX_SCRIPT_BYTES = 1024 * 1024;
 
 const SHELL_SHEBANG = /^#!\s*(?:\S*\/)?(?:env\s+(?:-\S+\s+)*)?(?:ba|da|z|k|mk|a)?sh\b/;
 
-/** `bash FILE`, `source FILE`: the file is shell code whatever it looks like. */
-export function judgeShellScriptArg(command: SimpleCommand, file: Arg, judge: Judge): void {
+/**
+ * `bash FILE`, `source FILE`, `bash < FILE`: the file is shell code whatever it looks like.
+ * `fromStdin`: a redirect from a file that is not there fails before anything runs.
+ */
+export function judgeShellScriptArg(
+  command: SimpleCommand,
+  file: Arg,
+  judge: Judge,
+  fromStdin = false,
+): void {
   const value = valueOf(file);
   if (value === undefined) return; // the callers refuse a dynamic script name themselves
-  const path = scriptToRead(command, value, judge, 'refuse');
+  const path = scriptToRead(command, value, judge, fromStdin ? 'stdin' : 'script');
   const text = path === undefined ? undefined : readText(path);
   if (text !== undefined) judgeScriptText(command, judge, text, `script ${value}`);
 }
@@ -36,9 +73,7 @@ export function judgeShellScriptArg(command: SimpleCommand, file: Arg, judge: Ju
  */
 export function judgeProgramFile(command: SimpleCommand, judge: Judge): void {
   if (!command.path.includes('/')) return; // found on PATH: an installed program
-  // Not there yet is normal for a program a build in the same command makes
-  // (`cargo build && ./target/debug/app`): only a known script is refused for it.
-  const path = scriptToRead(command, command.path, judge, 'allow');
+  const path = scriptToRead(command, command.path, judge, 'program');
   if (path === undefined) return;
   const head = readText(path, 256);
   if (head === undefined || head.includes('\0')) return; // a binary
@@ -52,14 +87,15 @@ export function judgeProgramFile(command: SimpleCommand, judge: Judge): void {
  * writable folder (a program installed elsewhere, or the person's own dotfiles, is not the
  * agent's), changed since the run began (`scriptsChangedSince`: files with an older ctime were
  * there before; ctime cannot be set back, unlike mtime), and not written by this very command.
- * A script that is not there yet is refused when `missing` says so: this command would create
- * it first, in a way the guard did not see as a write.
+ * A script (`bash x.sh`) that is not there yet is refused: this command would create it first,
+ * in a way the guard did not see. A program run by its path may well be missing, or written
+ * here, when a build in the same command makes it (`cargo build && ./target/debug/app`).
  */
 function scriptToRead(
   command: SimpleCommand,
   value: string,
   judge: Judge,
-  missing: 'refuse' | 'allow',
+  kind: 'script' | 'stdin' | 'program',
 ): string | undefined {
   const { policy } = judge;
   const runs = `\`${shown(command)}\` runs ${value}`;
@@ -72,18 +108,24 @@ function scriptToRead(
     return undefined;
   }
   if (!isAgentWritable(path, policy)) return undefined;
-  if (writtenByThisCommand(path, policy)) {
+  const writer = writerOf(path, policy) ?? policy.unseenWriter;
+  if (writer !== undefined && !(kind === 'program' && BUILDERS.has(writer))) {
+    const how =
+      writer === policy.unseenWriter && writerOf(path, policy) === undefined
+        ? `after ${writer}, which may rewrite it unseen`
+        : `which this same command writes (${writer})`;
     judge.deny(
       'script-written-here',
-      `${runs}, which this same command writes, so the guard would judge what it held before; write it in one step and run it in the next`,
+      `${runs} ${how}, so the guard would judge what it held before; write it in one step and run it in the next`,
     );
     return undefined;
   }
+  if (writer !== undefined) return undefined; // a build's output: a binary, as a rule
   let stats;
   try {
     stats = statSync(path);
   } catch {
-    if (missing === 'allow') return undefined;
+    if (kind !== 'script') return undefined;
     judge.deny(
       'script-missing',
       `${runs}, which does not exist yet, so the guard cannot read it; create it in one step and run it in the next`,
@@ -147,4 +189,52 @@ function readText(path: string, bytes?: number): string | undefined {
 /** bash reads `#!…` as a comment too; dropping it keeps an unusual interpreter line parseable. */
 function withoutShebang(text: string): string {
   return text.startsWith('#!') ? text.slice(text.indexOf('\n') + 1 || text.length) : text;
+}
+
+/** git commands that rewrite files in the work tree without naming them. */
+const GIT_REWRITES = new Set([
+  'restore',
+  'reset',
+  'stash',
+  'merge',
+  'pull',
+  'rebase',
+  'cherry-pick',
+  'revert',
+  'am',
+  'apply',
+  'checkout',
+  'switch',
+]);
+
+/**
+ * A program that writes files without naming them (an archive's contents, a patch, a checkout):
+ * after it, in the same command, any script may hold new text the guard cannot see.
+ */
+export function unseenWriterOf(command: SimpleCommand): string | undefined {
+  const words = command.args.map((arg) => valueOf(arg) ?? '');
+  const operands = words.filter((word) => !word.startsWith('-'));
+  switch (command.name) {
+    case 'tar':
+    case 'bsdtar': {
+      const mode = words.find((word) => !word.startsWith('--')) ?? '';
+      return /^-?[A-Za-z]*x/.test(mode) || words.includes('--extract') ? 'tar x' : undefined;
+    }
+    case 'unzip':
+    case 'patch':
+    case 'cpio':
+      return command.name;
+    case '7z':
+    case '7za':
+      return operands[0] === 'x' || operands[0] === 'e' ? '7z x' : undefined;
+    case 'git': {
+      const sub = operands.find((word) => GIT_REWRITES.has(word));
+      if (sub === undefined) return undefined;
+      // A new branch from HEAD changes no file.
+      const creates = words.some((word) => ['-b', '-B', '-c', '-C', '--orphan'].includes(word));
+      return (sub === 'checkout' || sub === 'switch') && creates ? undefined : `git ${sub}`;
+    }
+    default:
+      return undefined;
+  }
 }
