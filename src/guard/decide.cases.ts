@@ -386,6 +386,14 @@ export const DANGEROUS: readonly GuardCase[] = [
   deny('cp -r /tmp/kit/. scripts && bash scripts/build.sh', 'a script under a folder copied over'),
   deny('npm version patch', 'a preversion script'),
   deny('node --run wipe', 'node --run runs a package script'),
+  // git running shell code, or writing elsewhere, through its options.
+  deny("git rebase --exec 'rm -rf ~' HEAD~2", 'git rebase --exec'),
+  deny("git rebase -x 'cat .env' main", 'git rebase -x reading a secret'),
+  deny("git submodule foreach 'rm -rf ~'", 'git submodule foreach'),
+  deny('git bisect run rm -rf /usr/local', 'git bisect run'),
+  deny("git filter-branch --tree-filter 'rm -rf ~' HEAD", 'git filter-branch --tree-filter'),
+  deny("git difftool -x 'rm -rf ~' HEAD~1", 'git difftool -x'),
+  deny('git diff --output=/etc/x HEAD~1', 'git diff --output outside the project'),
   // The folders holding control files cannot be replaced, moved or deleted.
   deny(
     "mkdir d && printf 'guard:\\n  writablePaths: [/]\\n' > d/config.yaml && mv d .ralph",
@@ -499,6 +507,9 @@ export const ORDINARY: readonly GuardCase[] = [
   allow('chmod +x scripts/build.sh && ./scripts/build.sh', 'chmod changes no script text'),
   allow('mkdir -p scripts && bash scripts/build.sh', 'mkdir changes no script text'),
   allow('git checkout -b feature && npm test', 'a new branch from HEAD rewrites nothing'),
+  allow("git rebase --exec 'npm test' main", 'tests at each commit of a rebase'),
+  allow('git bisect run npm test', 'bisecting with the tests'),
+  allow('git diff --output=changes.diff HEAD~1', 'a diff saved in the project'),
   allow('npm run build && ./node_modules/.bin/tsc -v', 'an installed tool run by its path'),
   allow(`node -e "console.log(require('./package.json').version)"`, 'reading the version'),
   allow(`python3 -c "import json,sys; print(json.load(sys.stdin)['name'])" < package.json`),

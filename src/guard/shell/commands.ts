@@ -90,8 +90,13 @@ const SYSTEM = new Set([
 const TEXT_ONLY = new Set(['echo', 'printf', 'true', 'false', ':', 'test', '[', 'ls', 'stat']);
 
 export function judgeCommand(command: SimpleCommand, judge: Judge): void {
+  judgeByName(command, judge);
+  // Noted after the command itself: it affects the scripts run after it, not its own code.
+  judge.policy.unseenWriter ??= unseenWriterOf(command);
+}
+
+function judgeByName(command: SimpleCommand, judge: Judge): void {
   const { policy } = judge;
-  policy.unseenWriter ??= unseenWriterOf(command);
   const line = commandLine(command);
   if (matches(policy.allowPatterns, line)) return;
   const denied = policy.denyPatterns.find((pattern) => matchesPattern(pattern, line));

@@ -89,6 +89,7 @@ const git: CommandRule = (command, judge) => {
     return;
   }
   const inTree: SimpleCommand = { ...command, cwd };
+  gitRunsCommands(inTree, judge, sub, rest);
   if (sub === 'clean' && hasForce(rest)) {
     gitClean(inTree, judge, tree);
     return;
@@ -99,6 +100,73 @@ const git: CommandRule = (command, judge) => {
 };
 
 const REMOTE_SUBS = new Set(['clone', 'fetch', 'pull', 'push', 'ls-remote', 'archive']);
+
+/** Options whose value is a shell command git runs, per subcommand. */
+const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  rebase: ['--exec', '-x'],
+  difftool: ['--extcmd', '-x'],
+  'filter-branch': [
+    '--env-filter',
+    '--tree-filter',
+    '--index-filter',
+    '--parent-filter',
+    '--msg-filter',
+    '--commit-filter',
+    '--tag-name-filter',
+  ],
+};
+
+/**
+ * Shell code git runs for the agent: `rebase --exec CMD`, `difftool -x CMD`, filter-branch's
+ * filters, `submodule foreach CMD`, `bisect run CMD…`; and `diff --output=FILE` writes a file.
+ */
+function gitRunsCommands(
+  command: SimpleCommand,
+  judge: Judge,
+  sub: string | undefined,
+  rest: readonly Arg[],
+): void {
+  const values = rest.map((arg) => valueOf(arg));
+  const options = COMMAND_OPTIONS[sub ?? ''] ?? [];
+  values.forEach((value, index) => {
+    if (value === undefined) return;
+    const [option, inline] = value.split(/=(.*)/s, 2);
+    if (option === undefined || !options.includes(option)) return;
+    const code = inline ?? values[index + 1];
+    judge.shell(code, command.cwd, command.depth + 1, `git ${sub ?? ''} ${option}`);
+  });
+  const words = values.filter((value) => !value?.startsWith('-'));
+  if (sub === 'submodule' && words[0] === 'foreach') {
+    const code = words.slice(1);
+    judge.shell(
+      code.includes(undefined) ? undefined : code.join(' '),
+      command.cwd,
+      command.depth + 1,
+      'git submodule foreach',
+    );
+  }
+  if (sub === 'bisect' && words[0] === 'run') {
+    const at = rest.findIndex((arg) => valueOf(arg) === 'run');
+    const argv = rest.slice(at + 1);
+    const text = argv.map((arg) => (arg.dynamic ? undefined : quoteWord(arg.value)));
+    judge.shell(
+      text.includes(undefined) ? undefined : text.join(' '),
+      command.cwd,
+      command.depth + 1,
+      'git bisect run',
+    );
+  }
+  for (const value of values) {
+    const file = /^--output=(.+)$/s.exec(value ?? '')?.[1];
+    if (file !== undefined)
+      checkWrite(judge, command, { dynamic: false, value: file, glob: false }, 'write');
+  }
+}
+
+/** A word as shell text again (bisect run's argv is a command, not a script). */
+function quoteWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
 
 function gitConfig(command: SimpleCommand, judge: Judge, rest: readonly Arg[]): void {
   const key = rest
