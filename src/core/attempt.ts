@@ -68,6 +68,7 @@ export async function runAttempts(
     ctx.safety.callStarted(clock.now());
     // Agent output arrives while the process runs; reporters see it in order, without blocking it.
     let queued = Promise.resolve();
+    let announced = false;
     const queue = (event: LoopEvent): void => {
       queued = queued.then(() => ctx.emit(event));
       // Handled here so a failing reporter cannot crash the process while the agent still runs;
@@ -87,6 +88,10 @@ export async function runAttempts(
         queue({ type: 'agent_text', at: ctx.at(), iteration, text });
       },
       onInit: (sessionId, model) => {
+        // Once per attempt: a long session can print init lines again (each would rewrite
+        // status.json), and the first one already says what the monitors need.
+        if (announced) return;
+        announced = true;
         queue({
           type: 'agent_started',
           at: ctx.at(),

@@ -269,3 +269,32 @@ describe('runLoop', () => {
     expect(agent.requests[0]).toMatchObject({ model: 'opus', mcpServers: [] });
   });
 });
+
+describe('agent_started', () => {
+  it('is emitted once per attempt, with the model the agent reports, however many init lines', async () => {
+    const dir = await loopDir();
+    const init = {
+      type: 'init' as const,
+      sessionId: 's-1',
+      model: 'claude-sonnet-5',
+      version: '2',
+    };
+    const agent = fakeAgent(dir, [
+      (request) => {
+        request.onEvent?.(init);
+        request.onEvent?.({ ...init, sessionId: 's-1b' });
+        return pass('STORY-001')(request, dir);
+      },
+    ]);
+    const { events } = await run(dir, agent, { maxIterations: 1 });
+    const started = events.filter((event) => event.type === 'agent_started');
+    expect(started).toEqual([
+      expect.objectContaining({
+        iteration: 1,
+        attempt: 1,
+        sessionId: 's-1',
+        model: 'claude-sonnet-5',
+      }),
+    ]);
+  });
+});
