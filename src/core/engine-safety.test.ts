@@ -2,10 +2,15 @@ import { mkdir, mkdtemp, readFile, realpath, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { AgentAdapter, AgentRunRequest, AgentRunResult } from '../agents/types.js';
+import type { AgentAdapter, AgentRunResult } from '../agents/types.js';
 import type { Clock } from '../safety/clock.js';
 import { DEFAULT_SAFETY, type SafetySettings } from '../safety/settings.js';
 import { readSafety } from '../safety/store.js';
+import {
+  fakeAgent as sharedFakeAgent,
+  ok as baseOk,
+  type Step,
+} from '../../test/fixtures/core/engine-fakes.js';
 import { loopOptions } from '../../test/fixtures/core/loop-options.js';
 import { runLoop, type LoopDependencies, type LoopOptions } from './engine.js';
 import type { LoopEvent } from './events.js';
@@ -15,64 +20,20 @@ import type { LoopEvent } from './events.js';
  * a clock whose sleep moves time forward at once, and safety.json in a temp loop directory.
  */
 
-type Step = (request: AgentRunRequest, dir: string) => Promise<Partial<AgentRunResult>>;
+const USAGE = {
+  inputTokens: 100,
+  outputTokens: 20,
+  cacheReadInputTokens: 1000,
+  cacheCreationInputTokens: 10,
+};
 
-function fakeAgent(dir: string, steps: Step[], fallback?: Step) {
-  const requests: AgentRunRequest[] = [];
-  const agent: AgentAdapter & { requests: AgentRunRequest[] } = {
-    id: 'claude',
-    requests,
-    probe: () =>
-      Promise.resolve({
-        agent: 'claude',
-        command: 'fake',
-        found: true,
-        version: '1',
-        problem: undefined,
-      }),
-    commandLine: () => ({ command: 'fake', args: [] }),
-    async run(request) {
-      requests.push(request);
-      const step = steps[requests.length - 1] ?? fallback;
-      return { ...ok(), ...(step === undefined ? {} : await step(request, dir)) };
-    },
-  };
-  return agent;
+/** A successful run that changed nothing, with tokens (the budget and rate limits count them). */
+function ok(text = 'done', costUsd = 0.01): AgentRunResult {
+  return baseOk(text, { costUsd, usage: USAGE });
 }
 
-function ok(text = 'done', costUsd = 0.01): AgentRunResult {
-  return {
-    exitCode: 0,
-    exitSignal: undefined,
-    timedOut: false,
-    canceled: false,
-    spawnError: undefined,
-    sessionId: 'session-1',
-    model: 'claude-sonnet-5',
-    result: {
-      subtype: 'success',
-      isError: false,
-      apiErrorStatus: undefined,
-      resultText: text,
-      sessionId: 'session-1',
-      costUsd,
-      numTurns: 3,
-      usage: {
-        inputTokens: 100,
-        outputTokens: 20,
-        cacheReadInputTokens: 1000,
-        cacheCreationInputTokens: 10,
-      },
-      permissionDenials: [],
-      durationMs: 10,
-    },
-    finalText: text,
-    toolCalls: [],
-    rateLimits: [],
-    stderrTail: '',
-    lineCount: 4,
-    durationMs: 10,
-  };
+function fakeAgent(dir: string, steps: Step[], fallback?: Step) {
+  return sharedFakeAgent(dir, steps, { fallback, base: () => ok() });
 }
 
 function clockAt(start: string) {
