@@ -2,10 +2,11 @@ import { existsSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { finishedRun, initLine, toolUseLine } from '../run/agent-stream.js';
 import {
   createFakeLoop,
+  killAfterEach,
   livingGroupMembers,
   ofType,
   passing,
@@ -13,7 +14,6 @@ import {
   story,
   waitFor,
   type FakeLoop,
-  type RunningRalph,
 } from '../run/fake-loop.js';
 
 /**
@@ -35,19 +35,7 @@ function liveThenHang(session: string): string {
   ].join('\n');
 }
 
-const started: RunningRalph[] = [];
-const groups: number[] = [];
-afterEach(() => {
-  const kill = (pid: number) => {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  };
-  for (const each of started.splice(0)) kill(each.pid);
-  for (const group of groups.splice(0)) kill(-group);
-});
+const { started, groups } = killAfterEach();
 
 async function listed(
   loop: FakeLoop,
@@ -197,7 +185,7 @@ describe('background runs', () => {
     // The dead run's pid is reused by an unrelated program: the lock still records which
     // process took it, so the program is neither mistaken for the run nor signalled by stop.
     const unrelated = spawn('sleep', ['30'], { stdio: 'ignore' });
-    started.push({ pid: unrelated.pid! } as RunningRalph);
+    started.push({ pid: unrelated.pid! });
     await reuseLockPid(loop, unrelated.pid!);
     expect(await listed(loop)).toMatchObject({ state: 'ORPHANED', pidReused: true });
     expect((await loop.run(['list'])).stdout).toContain(

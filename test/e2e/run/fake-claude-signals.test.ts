@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { finishedRun, initLine } from './agent-stream.js';
 import {
   createFakeLoop,
+  killAfterEach,
   expectFilesAgree,
   isRunning,
   livingGroupMembers,
@@ -14,7 +15,6 @@ import {
   story,
   waitFor,
   type FakeLoop,
-  type RunningRalph,
 } from './fake-loop.js';
 
 /**
@@ -45,20 +45,8 @@ async function hangingPids(
   return { agent: agent!, grandchild: grandchild! };
 }
 
-const started: RunningRalph[] = [];
-const hungGroups: number[] = [];
-afterEach(() => {
-  // A failed test must not leave a ralph or a hanging agent running into the next one.
-  const kill = (pid: number) => {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  };
-  for (const each of started.splice(0)) kill(each.pid);
-  for (const group of hungGroups.splice(0)) kill(-group);
-});
+// A failed test must not leave a ralph or a hanging agent running into the next one.
+const { started, groups: hungGroups } = killAfterEach();
 
 describe('ralph run with a fake claude: stopping agents', () => {
   it('pauses on SIGINT (exit 130, agent tree gone) and resumes with iteration count and cost', async () => {

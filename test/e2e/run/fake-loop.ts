@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { expect, onTestFinished } from 'vitest';
+import { afterEach, expect, onTestFinished } from 'vitest';
 import { RALPH_BIN, runRalph, tempRepo, testEnv, type RunResult } from '../harness.js';
 
 /**
@@ -305,4 +305,25 @@ export function withoutGuardSettings(argv: readonly string[]): string[] {
     throw new Error(`the guard's HTTP hook is missing from ${JSON.stringify(settings)}`);
   }
   return [...argv.slice(0, index), ...argv.slice(index + 2)];
+}
+
+/**
+ * What a test started that may outlive it (a ralph, a hung agent's process group, a stray
+ * program): SIGKILLed after each test, so a failure leaves nothing running into the next one.
+ */
+export function killAfterEach(): { started: { pid: number }[]; groups: number[] } {
+  const started: { pid: number }[] = [];
+  const groups: number[] = [];
+  const kill = (pid: number): void => {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  afterEach(() => {
+    for (const each of started.splice(0)) kill(each.pid);
+    for (const group of groups.splice(0)) kill(-group);
+  });
+  return { started, groups };
 }
