@@ -46,7 +46,38 @@ const LAYER_RULES = {
   },
   // The person's hook scripts: started through agents/spawn.ts, found through state/paths.ts.
   hooks: { forbid: ['cli', 'core', 'plan', 'monitor', 'safety', 'session-loop', 'guard'] },
+  // The library's whole run (startRun): assembles core, agents, guard, state and the reporters.
+  run: { forbid: ['cli', 'session-loop'] },
 };
+
+/**
+ * What library code (design.md §7) must not touch: it takes everything from its options, so many
+ * runs can share one process. The CLI reads the process and passes what it read.
+ */
+const LIBRARY_PROCESS_RULES = [
+  { object: 'process', property: 'argv', message: 'The library takes options, not argv.' },
+  {
+    object: 'process',
+    property: 'exit',
+    message: 'The library returns results; cli/exit.ts exits.',
+  },
+  { object: 'process', property: 'stdout', message: 'The library reports through reporters.' },
+  {
+    object: 'process',
+    property: 'env',
+    message: 'The library takes its environment from options.',
+  },
+  {
+    object: 'process',
+    property: 'on',
+    message: "Signals are the CLI's: the library takes an AbortSignal.",
+  },
+  {
+    object: 'process',
+    property: 'once',
+    message: "Signals are the CLI's: the library takes an AbortSignal.",
+  },
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'schemas/**', 'templates/**'] },
@@ -91,16 +122,6 @@ export default tseslint.config(
           ],
         },
       ],
-      'no-restricted-properties': [
-        'error',
-        { object: 'process', property: 'argv', message: 'The core is a library: take options.' },
-        {
-          object: 'process',
-          property: 'exit',
-          message: 'The core returns results; cli/exit.ts exits.',
-        },
-        { object: 'process', property: 'stdout', message: 'The core reports through reporters.' },
-      ],
     },
   },
   ...Object.entries(LAYER_RULES).map(([layer, { forbid, ui }]) => ({
@@ -112,6 +133,15 @@ export default tseslint.config(
       ],
     },
   })),
+  {
+    files: [
+      'src/{core,run,agents,plan,safety,state,hooks,guard}/**/*.ts',
+      'src/monitor/reporters/*.ts',
+      'src/index.ts',
+    ],
+    ignores: ['**/*.test.ts'],
+    rules: { 'no-restricted-properties': ['error', ...LIBRARY_PROCESS_RULES] },
+  },
   {
     files: ['src/cli/**/*.ts', 'scripts/**'],
     rules: { 'no-console': 'off' },

@@ -1,4 +1,5 @@
 import { createClaudeAdapter } from './claude/adapter.js';
+import type { ProcessGroups } from './process-groups.js';
 import type { AgentAdapter, AgentId } from './types.js';
 
 export interface AgentOptions {
@@ -6,6 +7,8 @@ export interface AgentOptions {
   command: string;
   /** The environment the probe runs with; each run passes its own. */
   env: NodeJS.ProcessEnv;
+  /** The run's live agent groups, when a run starts this agent (not for a probe). */
+  processGroups?: ProcessGroups | undefined;
 }
 
 /** The one place that knows which agents exist; a Record so a new AgentId cannot be forgotten. */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { killRunningProcessGroups, spawnStreaming } from './spawn.js';
+import { createProcessGroups } from './process-groups.js';
+import { spawnStreaming } from './spawn.js';
 import type { StreamingOptions } from './spawn.js';
 
 /** True once `pid` has exited; a zombie counts as gone (PID 1 in a container may not reap). */
@@ -248,16 +249,22 @@ describe('spawnStreaming', () => {
     expect(heap.max - heap.min).toBeLessThan(16 * 1024 * 1024);
   });
 
-  it('exposes a last-resort kill of every running group', async () => {
+  it("kills every group of its run, and only its run's", async () => {
+    const mine = createProcessGroups();
+    const theirs = createProcessGroups();
+    const other = run('echo $$; sleep 60', { processGroups: theirs, onLine: () => undefined });
     const { lines, promise } = run('sleep 60 & echo $!; echo ready; sleep 60', {
+      processGroups: mine,
       onLine: (line) => {
         lines.push(line);
-        // Earlier tests' groups may still be settling, so at least this one.
-        if (line === 'ready') expect(killRunningProcessGroups('SIGKILL')).toBeGreaterThan(0);
+        if (line === 'ready') expect(mine.signalAll('SIGKILL')).toBe(1);
       },
     });
     const result = await promise;
     expect(result.exitSignal).toBe('SIGKILL');
     expect(await waitUntilGone(Number(lines[0]))).toBe(true);
+    // The other run's agent is untouched until its own run stops it.
+    expect(theirs.signalAll('SIGKILL')).toBe(1);
+    expect((await other.promise).exitSignal).toBe('SIGKILL');
   });
 });

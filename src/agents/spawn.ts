@@ -3,6 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { pumpLines } from './line-splitter.js';
 import { bindToParentLife } from './parent-death.js';
+import { signalGroup, type ProcessGroups } from './process-groups.js';
 
 /**
  * The only module that starts processes (design.md §1): short commands run to completion
@@ -81,6 +82,8 @@ export interface StreamingOptions {
   onSpawn?: (pid: number) => void;
   /** How long SIGTERM may take before the group gets SIGKILL. */
   killGraceMs?: number;
+  /** The run's record of live groups (process-groups.ts): this one is in it until it ends. */
+  processGroups?: ProcessGroups | undefined;
 }
 
 /** execa's field semantics: exitCode is undefined when a signal ended the process. */
@@ -96,40 +99,6 @@ export interface StreamingResult {
   /** Why the executable could not be started (ENOENT, EACCES, …); nothing ran. */
   spawnError: string | undefined;
   durationMs: number;
-}
-
-/** Process groups started here that may still have members; see killRunningProcessGroups. */
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-/** Signals every member of the group `pid` leads; false when none is left (ESRCH) or allowed. */
-function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
-  try {
-    process.kill(-pid, signal);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Sends `signal` to every agent process group still running and returns how many there were.
- * Children are detached (their own group, so one kill reaches grandchildren), which also means
- * they do not die with ralph: ralph's own shutdown must abort its runs and await them, and this is
- * the last resort. spawnStreaming installs it on process 'exit' (SIGKILL, since nothing can be
- * awaited there). If ralph itself is SIGKILLed nothing can run; the recorded pid (onSpawn) lets a
- * later `ralph stop` or resume clean up.
- */
-export function killRunningProcessGroups(signal: NodeJS.Signals = 'SIGKILL'): number {
-  let count = 0;
-  for (const pid of liveGroups) if (signalGroup(pid, signal)) count += 1;
-  return count;
-}
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => killRunningProcessGroups('SIGKILL'));
 }
 
 function spawnFailure(error: unknown): string {
@@ -194,8 +163,8 @@ function superviseChild(
   const { stdout, stderr } = child;
   if (stdout === null || stderr === null) throw new Error('spawnStreaming: stdio must be piped');
   const graceMs = options.killGraceMs ?? 5000;
-  liveGroups.add(pid);
-  installExitHook();
+  const groups = options.processGroups;
+  groups?.add(pid);
 
   let reason: 'timeout' | 'idle' | 'abort' | 'callback' | undefined;
   let termSent = false;
@@ -218,7 +187,7 @@ function superviseChild(
     signalGroup(pid, 'SIGTERM');
     killTimer = setTimeout(() => {
       signalGroup(pid, 'SIGKILL');
-      liveGroups.delete(pid);
+      groups?.delete(pid);
       // A member that left the group (setsid) may still hold our pipes; stop waiting for it.
       setTimeout(abandonPipes, 1000).unref();
     }, graceMs);
@@ -295,7 +264,7 @@ function superviseChild(
       killGroup();
     } else {
       clearTimeout(killTimer);
-      liveGroups.delete(pid);
+      groups?.delete(pid);
     }
     if (callbackError !== undefined) throw callbackError.error;
     return {

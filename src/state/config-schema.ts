@@ -489,3 +489,6 @@ function editDistance(a: string, b: string): number {
   }
   return previous[b.length] ?? 0;
 }
+
+/** Each setting's schema once, for other boundaries that take the same values (startRun's options). */
+export { fields as configFields };

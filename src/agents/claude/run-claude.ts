@@ -1,3 +1,4 @@
+import type { ProcessGroups } from '../process-groups.js';
 import { spawnStreaming } from '../spawn.js';
 import type { StreamingResult } from '../spawn.js';
 import type { AgentRunRequest, AgentRunResult } from '../types.js';
@@ -35,6 +36,8 @@ export interface RunClaudeOptions {
   idleTimeoutMs?: number;
   /** Kill an agent this long after its result line, unless the request sets its own. */
   resultGraceMs?: number;
+  /** The run's live agent groups (process-groups.ts), so the run can stop its agents at once. */
+  processGroups?: ProcessGroups | undefined;
 }
 
 export function childEnv(
@@ -73,6 +76,7 @@ export async function runClaude(
       timeoutMs: request.timeoutMs,
       idleTimeoutMs: request.idleTimeoutMs ?? options.idleTimeoutMs,
       killGraceMs: options.killGraceMs ?? CLAUDE_KILL_GRACE_MS,
+      processGroups: options.processGroups,
       signal: AbortSignal.any([request.signal, lingering.signal]),
       // Whole chunks go to the log: byte-exact (a last line without newline stays so) and far
       // fewer writes than line by line.

@@ -1,22 +1,20 @@
 import { Command } from '@commander-js/extra-typings';
-import { cp, mkdir, mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDemoAgent } from '../../agents/fake/demo-agent.js';
 import { runCommand as runProcess } from '../../agents/spawn.js';
-import { runLoop } from '../../core/engine.js';
-import { systemClock } from '../../safety/clock.js';
-import { loopPaths, projectPaths } from '../../state/paths.js';
+import { jsonLinesReporter } from '../../monitor/reporters/json-lines.js';
+import { textReporter } from '../../monitor/reporters/text.js';
+import { startRun } from '../../run/start-run.js';
+import { projectPaths } from '../../state/paths.js';
 import { RalphError } from '../../util/errors.js';
-import { writeLine, type CliContext } from '../context.js';
+import { homeDirOf, writeLine, type CliContext } from '../context.js';
 import { reportError } from '../exit.js';
 import type { SetExitCode } from '../program.js';
-import type { PreparedRun } from './run-prepare.js';
-import { startRun } from './run-start.js';
 
 const DEMO_DIR = fileURLToPath(new URL('../../../templates/demo/', import.meta.url));
-const PROMPT = new URL('../../../templates/prompt.md', import.meta.url);
 
 export function demoCommand(context: CliContext, setExitCode: SetExitCode) {
   return new Command('demo')
@@ -37,33 +35,32 @@ export function demoCommand(context: CliContext, setExitCode: SetExitCode) {
         );
         const loopDir = join(projectPaths(project).ralphDir, 'demo');
         if (!json) writeLine(context.stdout, `ralph demo: sample project in ${project}\n`);
-        const prepared: PreparedRun = {
-          options: {
-            loopDir,
-            cwd: project,
-            taskListFile: loopPaths(loopDir).prd,
-            promptTemplate: await readFile(PROMPT, 'utf8'),
-            feature: 'demo',
-            maxIterations: 10,
-            timeoutMs: 60_000,
-            pauseMs: Math.max(0, Number(options.pause) || 0) * 1000,
-            models: { model: undefined, profile: undefined },
-            permission: { kind: 'mode', mode: 'acceptEdits' },
-            completionPatterns: [],
-            env: context.env,
-            hasSpec: true,
-            hasSpecsDir: false,
-          },
-          promptSource: 'built-in prompt',
-          warnings: [],
+        const out = (line: string): void => {
+          writeLine(json ? context.stderr : context.stdout, line);
         };
-        const agent = createDemoAgent({ solutionsDir: join(DEMO_DIR, 'solutions') });
-        const result = await startRun(context, prepared, agent, {
-          json,
-          verbose: true,
+        const result = await startRun({
+          dir: loopDir,
+          cwd: project,
+          env: context.env,
+          homeDir: homeDirOf(context),
+          maxIterations: 10,
+          timeoutMinutes: 1,
+          pauseSeconds: Math.max(0, Number(options.pause) || 0),
+          // The sample is known to be sound, and the scripted agent needs no account.
+          skipPreflight: true,
           archive: false,
-          runLoop,
-          clock: systemClock,
+          notify: false,
+          agent: { adapter: createDemoAgent({ solutionsDir: join(DEMO_DIR, 'solutions') }) },
+          reporters: [
+            json
+              ? jsonLinesReporter((line) => {
+                  writeLine(context.stdout, line);
+                })
+              : textReporter(out, { verbose: true }),
+          ],
+          log: (line) => {
+            writeLine(context.stderr, line);
+          },
         });
         if (!json) {
           writeLine(

@@ -1,5 +1,4 @@
 import { relative } from 'node:path';
-import type { AgentAdapter } from '../../agents/types.js';
 import { selectModel } from '../../core/model-select.js';
 import { buildPrompt } from '../../core/prompt.js';
 import { nextStory, summarise } from '../../plan/order.js';
@@ -7,17 +6,16 @@ import { readTaskListFile } from '../../plan/read.js';
 import { loopPaths } from '../../state/paths.js';
 import { writeLine, type CliContext } from '../context.js';
 import { writeJson } from '../output.js';
-import { dryRunSettings } from './run-guard.js';
-import type { PreparedRun } from './run-prepare.js';
+import { dryRunSettings } from '../../run/guard.js';
+import type { RunPlan } from '../../run/plan.js';
 
 /** `ralph run --dry-run`: what the next iteration would do, exactly, without doing it. */
 export async function printDryRun(
   context: CliContext,
-  prepared: PreparedRun,
-  agent: AgentAdapter,
+  prepared: RunPlan,
   json: boolean,
 ): Promise<void> {
-  const { options } = prepared;
+  const { options, agent } = prepared;
   const document = await readTaskListFile(options.taskListFile);
   const summary = summarise(document.taskList);
   const story = nextStory(document.taskList);
@@ -50,7 +48,7 @@ export async function printDryRun(
       model: plan.model.model,
       mcpServers: story.mcpServers,
       permission: options.permission,
-      settings: await dryRunSettings(context, options.loopDir, options.settings),
+      settings: dryRunSettings(prepared.guard, options.settings),
       env: options.env,
       timeoutMs: options.timeoutMs,
     });

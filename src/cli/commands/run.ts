@@ -1,18 +1,11 @@
 import { Command, InvalidArgumentError, Option } from '@commander-js/extra-typings';
-import { createAgent } from '../../agents/registry.js';
-import { runLoop } from '../../core/engine.js';
-import { runPreflight } from '../../core/preflight.js';
-import { systemClock } from '../../safety/clock.js';
-import { RalphError } from '../../util/errors.js';
-import type { CliContext } from '../context.js';
+import { planRun } from '../../run/plan.js';
+import { homeDirOf, type CliContext } from '../context.js';
 import { reportError } from '../exit.js';
 import type { SetExitCode } from '../program.js';
-import { loadCommandSettings } from '../settings.js';
 import { childRunArgs, detachRun } from './run-background.js';
 import { printDryRun } from './run-dry.js';
-import { prepareRun, runFlagsToConfig, type RunFlags } from './run-prepare.js';
-import { usageLimitPrompt } from './run-ask.js';
-import { startRun } from './run-start.js';
+import { runInTerminal } from './run-terminal.js';
 import { runInTmux } from './run-tmux.js';
 
 export function runCommand(context: CliContext, setExitCode: SetExitCode) {
@@ -89,75 +82,34 @@ export function runCommand(context: CliContext, setExitCode: SetExitCode) {
     .action(async (dir, options, command) => {
       const json = options.json === true;
       try {
-        const flags: RunFlags = {
+        const plan = await planRun({
+          dir,
+          cwd: context.cwd,
+          env: context.env,
+          homeDir: homeDirOf(context),
           maxIterations: options.maxIterations,
           timeoutMinutes: options.timeout,
+          promptFile: options.prompt,
           model: options.model,
           profile: options.profile,
           pauseSeconds: options.pause,
-          agent: options.agent,
-          dangerouslySkipPermissions: options.dangerouslySkipPermissions,
           idleTimeoutMinutes: options.idleTimeout,
           maxCostUsd: options.maxCost,
-          usageLimitAction: options.onUsageLimit,
+          onUsageLimit: options.onUsageLimit,
           callsPerHour: options.rateLimit,
-        };
-        const settings = await loadCommandSettings(context, runFlagsToConfig(flags));
-        const agent = createAgent(settings.config.agent, {
-          command: settings.config.agents.claude.command ?? 'claude',
-          env: context.env,
-        });
-        // Preflight's warnings (protected branch, a story the spec does not list, …) are shown
-        // once the run starts, through its event stream.
-        const preflightWarnings: string[] = [];
-        if (options.skipPreflight !== true) {
-          const report = await runPreflight({
-            cwd: context.cwd,
-            dir,
-            env: context.env,
-            protectedBranches: settings.config.protectedBranches,
-            agent,
-          });
-          if (!report.ok) {
-            const failed = report.checks.filter((each) => each.status === 'fail');
-            const lines = failed.flatMap((check) => [
-              `  ✗ ${check.message}`,
-              ...check.details.map((detail) => `      - ${detail}`),
-              ...(check.hint === undefined ? [] : [`      hint: ${check.hint}`]),
-            ]);
-            throw new RalphError('PREFLIGHT_FAILED', `preflight failed:\n${lines.join('\n')}`, {
-              hint: 'fix the errors above (all checks: ralph validate), or pass --skip-preflight',
-            });
-          }
-          // A missing progress.txt or spec.md is normal for many loops: validate says so, not run.
-          const worthSaying = report.checks.filter(
-            (each) => each.status === 'warn' && each.name !== 'files',
-          );
-          for (const check of worthSaying)
-            preflightWarnings.push(
-              check.hint === undefined ? check.message : `${check.message} (${check.hint})`,
-            );
-        }
-        const prepared = await prepareRun({
-          context,
-          dir,
-          settings,
-          promptFile: options.prompt,
           resetBreaker: options.resetBreaker,
+          dangerouslySkipPermissions: options.dangerouslySkipPermissions,
+          skipPreflight: options.skipPreflight,
+          archive: options.archive,
+          ...(options.agent === undefined ? {} : { agent: { id: options.agent } }),
         });
-        const saysProtected = prepared.warnings.some((each) => each.includes('protected branch'));
-        prepared.warnings.push(
-          ...preflightWarnings.filter(
-            (each) => !(saysProtected && each.startsWith('On protected branch')),
-          ),
-        );
         if (options.dryRun === true) {
-          await printDryRun(context, prepared, agent, json);
+          await printDryRun(context, plan, json);
           return;
         }
         if (options.detach === true || options.monitor === true) {
-          const args = childRunArgs(command, prepared.options.loopDir);
-          const { loopDir } = prepared.options;
+          const args = childRunArgs(command, plan.options.loopDir);
+          const { loopDir } = plan.options;
           if (options.monitor === true) {
             if (await runInTmux(context, loopDir, args, { attach: options.detach !== true }))
               return;
@@ -167,15 +119,9 @@ export function runCommand(context: CliContext, setExitCode: SetExitCode) {
             return;
           }
         }
-        const result = await startRun(context, prepared, agent, {
+        const result = await runInTerminal(context, plan, {
           json,
           verbose: options.verbose === true,
-          archive: options.archive,
-          runLoop,
-          clock: systemClock,
-          askUsageLimit: usageLimitPrompt(),
-          notify: settings.config.notify,
-          hooks: settings.config.hooks,
         });
         setExitCode(result.exitCode);
       } catch (error) {

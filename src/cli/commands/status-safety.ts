@@ -4,7 +4,7 @@ import { readSafety } from '../../safety/store.js';
 import type { Config } from '../../state/config-schema.js';
 import type { Status } from '../../state/status.js';
 import { writeLine } from '../context.js';
-import { safetySettingsFrom } from './run-safety.js';
+import { safetySettingsFrom } from '../../run/safety-settings.js';
 
 /**
  * The safety part of `ralph status`: cost and tokens (run, per story), the circuit breaker, a

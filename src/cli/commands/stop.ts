@@ -8,7 +8,7 @@ import { writeLine, type CliContext } from '../context.js';
 import { reportError } from '../exit.js';
 import { writeJson } from '../output.js';
 import type { SetExitCode } from '../program.js';
-import { stopLeftovers } from './leftovers.js';
+import { stopLeftovers } from '../../run/leftovers.js';
 import { resolveWatchTarget } from './watch-target.js';
 
 export function stopCommand(context: CliContext, setExitCode: SetExitCode) {

@@ -1,25 +1,21 @@
-import { homedir } from 'node:os';
-import { canBindToParentLife } from '../../agents/parent-death.js';
-import { killRunningProcessGroups } from '../../agents/spawn.js';
-import type { LoopOptions } from '../../core/engine.js';
+import { canBindToParentLife } from '../agents/parent-death.js';
+import type { ProcessGroups } from '../agents/process-groups.js';
+import type { LoopOptions } from '../core/engine.js';
 import {
   GUARD_TOKEN_VARIABLE,
   httpGuardHook,
   livenessHook,
   withGuardHooks,
-} from '../../guard/hook-settings.js';
-import { resolvePolicy, type GuardSettings } from '../../guard/policy.js';
+} from '../guard/hook-settings.js';
+import { resolvePolicy, type GuardSettings } from '../guard/policy.js';
 import {
   GUARD_PATH,
   startGuardService,
   type GuardDecision,
   type GuardService,
-} from '../../guard/service.js';
-import { readConfigFile } from '../../state/config.js';
-import { findGitRepo } from '../../state/git.js';
-import { loopPaths } from '../../state/paths.js';
-import { homeDirOf, type CliContext } from '../context.js';
-import { loadCommandSettings } from '../settings.js';
+} from '../guard/service.js';
+import { findGitRepo } from '../state/git.js';
+import { loopPaths } from '../state/paths.js';
 
 /**
  * The guard of `ralph run`: the policy served in-process on 127.0.0.1 and installed in every
@@ -46,18 +42,24 @@ export interface RunGuard {
   service: GuardService;
 }
 
-export async function startRunGuard(
-  context: CliContext,
-  loopDir: string,
-  onFailure: (error: Error) => void,
-  onDecision?: (decision: GuardDecision) => void,
-): Promise<RunGuard | undefined> {
-  const settings = await guardSettings(context, loopDir);
+export interface RunGuardInput {
+  cwd: string;
+  homeDir: string;
+  loopDir: string;
+  settings: GuardSettings & { enabled?: boolean | undefined };
+  /** The run's agents: killed at once when the service fails. */
+  processGroups: ProcessGroups;
+  onFailure: (error: Error) => void;
+  onDecision?: (decision: GuardDecision) => void;
+}
+
+export async function startRunGuard(input: RunGuardInput): Promise<RunGuard | undefined> {
+  const { settings, loopDir, onFailure, onDecision } = input;
   if (settings.enabled === false) return undefined;
-  const repo = await findGitRepo(context.cwd).catch(() => undefined);
+  const repo = await findGitRepo(input.cwd).catch(() => undefined);
   const policy = resolvePolicy({
-    projectRoot: repo?.root ?? context.cwd,
-    homeDir: homeDirOf(context) || homedir(),
+    projectRoot: repo?.root ?? input.cwd,
+    homeDir: input.homeDir,
     loopDir,
     settings,
     unattended: true,
@@ -78,7 +80,7 @@ export async function startRunGuard(
   service.onFailure((error) => {
     failed = error;
     // No tool call may run unchecked: the agents go first, the run stops after.
-    killRunningProcessGroups('SIGKILL');
+    input.processGroups.signalAll('SIGKILL');
     onFailure(error);
   });
   const hooks = guardHooks(service.url);
@@ -105,21 +107,10 @@ function guardHooks(url: string): Record<string, unknown>[] {
  * The Claude settings a run would pass, for `--dry-run`: the guard's hooks included (the
  * service's port is only known once it listens, so a placeholder stands for it).
  */
-export async function dryRunSettings(
-  context: CliContext,
-  loopDir: string,
+export function dryRunSettings(
+  guard: { enabled?: boolean | undefined },
   settings: Record<string, unknown> | undefined,
-): Promise<Record<string, unknown> | undefined> {
-  if ((await guardSettings(context, loopDir)).enabled === false) return settings;
+): Record<string, unknown> | undefined {
+  if (guard.enabled === false) return settings;
   return withGuardHooks(settings, guardHooks(`http://127.0.0.1:<port>${GUARD_PATH}`));
-}
-
-/** The project's (and user's) `guard` settings, with the loop directory's own on top. */
-async function guardSettings(
-  context: CliContext,
-  loopDir: string,
-): Promise<GuardSettings & { enabled?: boolean | undefined }> {
-  const { config } = await loadCommandSettings(context);
-  const loop = await readConfigFile(loopPaths(loopDir).config);
-  return { ...config.guard, ...loop?.settings.guard };
 }

@@ -1,5 +1,5 @@
-import { stopRunProcesses } from '../../agents/orphans.js';
-import type { LockHolder } from '../../state/lock.js';
+import { stopRunProcesses } from '../agents/orphans.js';
+import type { LockHolder } from '../state/lock.js';
 
 /** What dead runs of this loop directory left running (agents/orphans.ts), stopped; as warnings. */
 export function stopLeftovers(dead: readonly LockHolder[]): string[] {

@@ -1,25 +1,5 @@
-import type { SafetySettings } from '../../safety/settings.js';
-import type { Config, ConfigFile } from '../../state/config-schema.js';
-
-/** `ralph run` flags for the safety policies (issue 4); each is also a configuration key. */
-export interface SafetyFlags {
-  idleTimeoutMinutes: number | undefined;
-  maxCostUsd: number | undefined;
-  usageLimitAction: 'wait' | 'exit' | 'ask' | undefined;
-  callsPerHour: number | undefined;
-}
-
-/** The config layer the safety flags stand for (flags win over every other source). */
-export function safetyFlagsToConfig(flags: SafetyFlags): ConfigFile {
-  const layer: ConfigFile = {};
-  if (flags.idleTimeoutMinutes !== undefined) layer.idleTimeoutMinutes = flags.idleTimeoutMinutes;
-  if (flags.maxCostUsd !== undefined) layer.budget = { maxCostUsd: flags.maxCostUsd };
-  if (flags.usageLimitAction !== undefined) {
-    layer.usageLimit = { action: flags.usageLimitAction };
-  }
-  if (flags.callsPerHour !== undefined) layer.rateLimit = { callsPerHour: flags.callsPerHour };
-  return layer;
-}
+import type { SafetySettings } from '../safety/settings.js';
+import type { Config } from '../state/config-schema.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

@@ -1,10 +1,10 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawnStreaming } from '../../agents/spawn.js';
-import { startRunGuard } from './run-guard.js';
+import { createProcessGroups } from '../agents/process-groups.js';
+import { spawnStreaming } from '../agents/spawn.js';
+import { startRunGuard, type RunGuardInput } from './guard.js';
 
 /** The fail-closed half that lives in ralph: a failing guard service takes the agent down. */
 
@@ -14,16 +14,19 @@ mkdirSync(loopDir, { recursive: true });
 afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
-const context = {
+const input = (overrides: Partial<RunGuardInput> = {}): RunGuardInput => ({
   cwd: root,
-  env: { HOME: root, PATH: process.env.PATH },
-  stdout: new PassThrough(),
-  stderr: new PassThrough(),
-};
+  homeDir: root,
+  loopDir,
+  settings: {},
+  processGroups: createProcessGroups(),
+  onFailure: () => undefined,
+  ...overrides,
+});
 
 describe('startRunGuard', () => {
   it('installs an HTTP hook and passes the token through the environment, not argv', async () => {
-    const guard = await startRunGuard(context, loopDir, () => undefined);
+    const guard = await startRunGuard(input());
     expect(guard).toBeDefined();
     const options = guard?.apply({ settings: undefined, env: { A: '1' } } as never) as unknown as {
       settings: {
@@ -50,12 +53,16 @@ describe('startRunGuard', () => {
 
   it('kills the running agent at once when the guard service fails', async () => {
     const failures: string[] = [];
-    const guard = await startRunGuard(context, loopDir, (error) => failures.push(error.message));
+    const processGroups = createProcessGroups();
+    const guard = await startRunGuard(
+      input({ processGroups, onFailure: (error) => failures.push(error.message) }),
+    );
     const agent = spawnStreaming('sleep', ['30'], {
       cwd: root,
       env: { PATH: process.env.PATH },
       timeoutMs: 0,
       onLine: () => undefined,
+      processGroups,
     });
     await new Promise((resolve) => setTimeout(resolve, 100));
     const started = Date.now();
@@ -67,9 +74,7 @@ describe('startRunGuard', () => {
     expect(guard?.failure()).toBeInstanceOf(Error);
   });
 
-  it('is off with guard.enabled: false in the loop directory config', async () => {
-    writeFileSync(join(loopDir, 'config.yaml'), 'guard:\n  enabled: false\n');
-    expect(await startRunGuard(context, loopDir, () => undefined)).toBeUndefined();
-    rmSync(join(loopDir, 'config.yaml'));
+  it('is off with guard.enabled: false', async () => {
+    expect(await startRunGuard(input({ settings: { enabled: false } }))).toBeUndefined();
   });
 });

@@ -1,0 +1,39 @@
+/**
+ * The package's public surface (design.md §7): a whole run (`startRun`), the loop alone
+ * (`runLoop`, for callers that bring their own lock, guard and reporters), and the task-list
+ * reader and writer. Everything here takes its inputs from its options — no process.env,
+ * process.on or stdout — so many runs can live in one process.
+ */
+export { startRun, launchRun, type RunResult } from './run/start-run.js';
+export { planRun, type RunPlan } from './run/plan.js';
+export { type RunOptions } from './run/options.js';
+export {
+  runLoop,
+  type LoopDependencies,
+  type LoopOptions,
+  type LoopResult,
+  type UsageLimitAnswer,
+  type UsageLimitQuestion,
+} from './core/engine.js';
+export type {
+  LoopEvent,
+  LoopEventType,
+  Reporter,
+  RunState,
+  StopReason,
+  IterationOutcome,
+} from './core/events.js';
+export { readTaskListFile, parseTaskList, type TaskListDocument } from './plan/read.js';
+export {
+  writeTaskListFile,
+  updateStories,
+  applyStoryEdits,
+  type StoryChange,
+  type StoryEdit,
+} from './plan/write.js';
+export type { Story, TaskList, TaskListFormat } from './plan/types.js';
+export { nextStory, summarise } from './plan/order.js';
+export { createProcessGroups, type ProcessGroups } from './agents/process-groups.js';
+export type { AgentAdapter, AgentEvent, AgentRunRequest, AgentRunResult } from './agents/types.js';
+export { systemClock, type Clock } from './safety/clock.js';
+export { RalphError } from './util/errors.js';

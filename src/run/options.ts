@@ -1,0 +1,150 @@
+import * as z from 'zod';
+import type { AgentAdapter } from '../agents/types.js';
+import type { ProcessGroups } from '../agents/process-groups.js';
+import type { Reporter } from '../core/events.js';
+import type { LoopDependencies } from '../core/loop-types.js';
+import type { Clock } from '../safety/clock.js';
+import type { ConfigFile } from '../state/config-schema.js';
+import { configFields } from '../state/config-schema.js';
+import { RalphError } from '../util/errors.js';
+
+/**
+ * What `startRun` and `planRun` take: one option for every `ralph run` flag (same names, same
+ * units), plus what a program injects instead of a terminal — the environment, the cancel signal,
+ * reporters, the clock, the agent. Values are checked here (a misspelt option is an error naming
+ * the nearest one), their ranges by the same schemas as config.yaml.
+ */
+
+const instance = <T>(name: string, test: (value: unknown) => boolean) =>
+  z.custom<T>(test, { message: `expected ${name}` });
+const isFunction = (value: unknown): boolean => typeof value === 'function';
+
+const adapterSchema = instance<AgentAdapter>(
+  'an AgentAdapter',
+  (value) =>
+    typeof value === 'object' && value !== null && 'run' in value && 'commandLine' in value,
+);
+
+export const runOptionsSchema = z.strictObject({
+  /** The loop directory; default `.ralph/<branch>/` of the repository around `cwd`. */
+  dir: z.string().min(1).optional(),
+  /** The repository the agent works in; default the process's working directory. */
+  cwd: z.string().min(1).optional(),
+  /**
+   * The environment: RALPH_* settings are read from it and the agent runs with it. Required: the
+   * library never reads process.env itself (pass `process.env` to behave like the CLI).
+   */
+  env: instance<Readonly<Record<string, string | undefined>>>(
+    'an object of environment variables (process.env, or your own)',
+    (value) =>
+      typeof value === 'object' &&
+      value !== null &&
+      Object.values(value).every((each) => each === undefined || typeof each === 'string'),
+  ),
+  /** Where the user config lives (`~/.config/ralph`); default env.HOME. */
+  homeDir: z.string().optional(),
+  maxIterations: configFields.maxIterations.optional(),
+  timeoutMinutes: configFields.timeoutMinutes.optional(),
+  /** A prompt template file; default DIR/prompt.md, else the built-in one. */
+  promptFile: z.string().min(1).optional(),
+  model: configFields.model.optional(),
+  profile: configFields.profile.optional(),
+  pauseSeconds: configFields.pauseSeconds.optional(),
+  idleTimeoutMinutes: configFields.idleTimeoutMinutes.optional(),
+  maxCostUsd: configFields.maxCostUsd.optional(),
+  onUsageLimit: configFields.usageLimitAction.optional(),
+  /** `--rate-limit`: most agent calls in any hour (0: off). */
+  callsPerHour: configFields.callsPerHour.optional(),
+  resetBreaker: z.boolean().optional(),
+  dangerouslySkipPermissions: z.boolean().optional(),
+  skipPreflight: z.boolean().optional(),
+  /** Send the notifications config `notify` asks for (default true). */
+  notify: z.boolean().optional(),
+  /** Copy a feature this run completes into DIR/archive/ (default true). */
+  archive: z.boolean().optional(),
+  /** The agent: its executable (default RALPH_CLAUDE_BIN / agents.claude.command / `claude`), or an adapter. */
+  agent: z
+    .union([
+      z.strictObject({ id: configFields.agent.optional(), command: z.string().min(1).optional() }),
+      z.strictObject({ adapter: adapterSchema }),
+    ])
+    .optional(),
+  /** Aborting pauses the run: its agent's process tree is stopped, state PAUSED, resumable. */
+  signal: instance<AbortSignal>(
+    'an AbortSignal',
+    (value) => value instanceof AbortSignal,
+  ).optional(),
+  /** More reporters of the run's LoopEvents (the files in DIR are always written). */
+  reporters: z
+    .array(instance<Reporter>('a Reporter', (value) => isObjectWith(value, 'onEvent')))
+    .optional(),
+  /** Lines for a person that are no LoopEvent: hook output, the guard service failing. */
+  log: instance<(line: string) => void>('a function', isFunction).optional(),
+  /** Where the notify bell rings (a terminal); none by default. */
+  terminal: instance<NodeJS.WritableStream>('a stream', (value) =>
+    isObjectWith(value, 'write'),
+  ).optional(),
+  clock: instance<Clock>('a Clock', (value) => isObjectWith(value, 'now')).optional(),
+  /** `onUsageLimit: 'ask'`: how to ask; without it ralph exits at a usage limit. */
+  askUsageLimit: instance<NonNullable<LoopDependencies['askUsageLimit']>>(
+    'a function',
+    isFunction,
+  ).optional(),
+  /** The run's live agent groups; pass one to stop or continue them from outside (Ctrl+Z). */
+  processGroups: instance<ProcessGroups>('ProcessGroups', (value) =>
+    isObjectWith(value, 'signalAll'),
+  ).optional(),
+});
+
+function isObjectWith(value: unknown, key: string): boolean {
+  return typeof value === 'object' && value !== null && key in value;
+}
+
+export type RunOptions = z.input<typeof runOptionsSchema>;
+export type CheckedRunOptions = z.output<typeof runOptionsSchema>;
+
+/** The options, checked; a wrong one is a RalphError naming it and what it should be. */
+export function checkRunOptions(options: RunOptions): CheckedRunOptions {
+  const parsed = runOptionsSchema.safeParse(options);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const path = issue?.path.join('.') ?? '';
+  const known = Object.keys(runOptionsSchema.shape);
+  const unknown = issue?.code === 'unrecognized_keys' ? issue.keys : [];
+  const hint =
+    unknown.length > 0
+      ? `known options: ${known.join(', ')}`
+      : 'see the README, "Use as a library"';
+  const where = unknown.length > 0 ? `unknown option ${unknown.join(', ')}` : `option ${path}`;
+  throw new RalphError('USAGE', `startRun: ${where}: ${issue?.message ?? 'invalid'}`, { hint });
+}
+
+/** The flags' layer of the configuration: it wins over RALPH_*, config files and defaults. */
+export function configLayerOf(options: CheckedRunOptions): ConfigFile {
+  const layer: ConfigFile = {};
+  const set = <K extends keyof ConfigFile>(key: K, value: ConfigFile[K] | undefined): void => {
+    if (value !== undefined) layer[key] = value;
+  };
+  set('maxIterations', options.maxIterations);
+  set('timeoutMinutes', options.timeoutMinutes);
+  set('model', options.model);
+  set('profile', options.profile);
+  set('pauseSeconds', options.pauseSeconds);
+  set('idleTimeoutMinutes', options.idleTimeoutMinutes);
+  if (options.maxCostUsd !== undefined) layer.budget = { maxCostUsd: options.maxCostUsd };
+  if (options.onUsageLimit !== undefined) layer.usageLimit = { action: options.onUsageLimit };
+  if (options.callsPerHour !== undefined) layer.rateLimit = { callsPerHour: options.callsPerHour };
+  const agent = options.agent;
+  if (agent !== undefined && 'id' in agent) set('agent', agent.id);
+  const command = agent !== undefined && 'command' in agent ? agent.command : undefined;
+  const skip = options.dangerouslySkipPermissions === true ? true : undefined;
+  if (command !== undefined || skip !== undefined) {
+    layer.agents = {
+      claude: {
+        ...(command === undefined ? {} : { command }),
+        ...(skip === undefined ? {} : { dangerouslySkipPermissions: skip }),
+      },
+    };
+  }
+  return layer;
+}

@@ -1,0 +1,234 @@
+import { readFile, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { basename, resolve } from 'node:path';
+import { createProcessGroups, type ProcessGroups } from '../agents/process-groups.js';
+import { createAgent } from '../agents/registry.js';
+import type { AgentAdapter, PermissionMode, TokenUsage } from '../agents/types.js';
+import type { LoopOptions } from '../core/engine.js';
+import { runPreflight } from '../core/preflight.js';
+import type { GuardSettings } from '../guard/policy.js';
+import { tokenCountsSchema } from '../safety/budget.js';
+import type { Config } from '../state/config-schema.js';
+import { loadConfig, readConfigFile, type ConfigSource } from '../state/config.js';
+import { findGitRepo } from '../state/git.js';
+import { findPromptFile, findTaskListFile, loopPaths, resolveLoopDir } from '../state/paths.js';
+import { readStatus } from '../state/status.js';
+import { RalphError } from '../util/errors.js';
+import {
+  checkRunOptions,
+  configLayerOf,
+  type CheckedRunOptions,
+  type RunOptions,
+} from './options.js';
+import { safetySettingsFrom } from './safety-settings.js';
+
+/** Everything a run needs, resolved from options, config and the loop directory; nothing started. */
+export interface RunPlan {
+  /** The options as given, checked. */
+  given: CheckedRunOptions;
+  /** What runLoop gets (before the guard adds its hook). */
+  options: LoopOptions;
+  config: Config;
+  /** Where each config key's value came from; a value still at its default was not chosen. */
+  sources: Record<string, ConfigSource>;
+  /** The guard's settings: config's, with the loop directory's own config on top. */
+  guard: GuardSettings & { enabled?: boolean | undefined };
+  agent: AgentAdapter;
+  processGroups: ProcessGroups;
+  homeDir: string;
+  /** Where the prompt template came from: a file, or the built-in default. */
+  promptSource: string;
+  /** Worth showing before the run starts (protected branch, two task lists, config, …). */
+  warnings: string[];
+}
+
+const BUILT_IN_PROMPT = new URL('../../templates/prompt.md', import.meta.url);
+
+/**
+ * Resolves a run without starting it: config (options > RALPH_* > project > user > defaults),
+ * preflight (unless skipped; a failed check throws PREFLIGHT_FAILED), the loop directory, its task
+ * list and prompt, and where an earlier run left off. `ralph run --dry-run` shows this.
+ */
+export async function planRun(input: RunOptions): Promise<RunPlan> {
+  const given = checkRunOptions(input);
+  const { env } = given;
+  const cwd = given.cwd ?? process.cwd();
+  const homeDir = given.homeDir ?? env.HOME ?? homedir();
+  const repo = await findGitRepo(cwd).catch(() => undefined);
+  const loaded = await loadConfig({
+    homeDir,
+    env,
+    repoRoot: repo?.root,
+    flags: configLayerOf(given),
+  });
+  const { config, sources } = loaded;
+  const warnings = [...loaded.warnings];
+  const processGroups = given.processGroups ?? createProcessGroups();
+  const agent =
+    given.agent !== undefined && 'adapter' in given.agent
+      ? given.agent.adapter
+      : createAgent(config.agent, {
+          command: config.agents.claude.command ?? 'claude',
+          env,
+          processGroups,
+        });
+  if (given.skipPreflight !== true) warnings.push(...(await preflight(given, cwd, config, agent)));
+  const resolved = await resolveLoopDir({
+    dir: given.dir,
+    cwd,
+    protectedBranches: config.protectedBranches,
+  });
+  const found = await findTaskListFile(resolved.dir);
+  if (found === undefined) {
+    throw new RalphError(
+      'TASK_LIST_NOT_FOUND',
+      `no prd.json or feature_list.json in ${resolved.dir}`,
+      {
+        hint: 'create the loop directory with `ralph init`, or pass the DIR that holds your task list',
+      },
+    );
+  }
+  const { template, source } = await promptTemplate(cwd, resolved.dir, given.promptFile);
+  const paths = loopPaths(resolved.dir);
+  // Preflight says "protected branch" too; once is enough.
+  const saysProtected = resolved.warnings.some((each) => each.includes('protected branch'));
+  warnings.push(...resolved.warnings, ...found.warnings);
+  const shownWarnings = saysProtected
+    ? warnings.filter((each) => !each.startsWith('On protected branch'))
+    : warnings;
+  const { resume, lastIteration } = await previousRun(resolved.dir, shownWarnings);
+  const permission: PermissionMode = config.agents.claude.dangerouslySkipPermissions
+    ? { kind: 'skip' }
+    : { kind: 'mode', mode: 'acceptEdits' };
+  const loopConfig = await readConfigFile(paths.config);
+  return {
+    given,
+    config,
+    sources,
+    guard: { ...config.guard, ...loopConfig?.settings.guard },
+    agent,
+    processGroups,
+    homeDir,
+    options: {
+      loopDir: resolved.dir,
+      cwd,
+      taskListFile: found.path,
+      promptTemplate: template,
+      feature: resolved.branch ?? basename(resolved.dir),
+      maxIterations: config.maxIterations,
+      timeoutMs: config.timeoutMinutes * 60_000,
+      pauseMs: config.pauseSeconds * 1000,
+      models: {
+        model: config.model,
+        // The built-in default profile must not override feature_list category defaults.
+        profile: sources.profile === 'default' ? undefined : config.profile,
+      },
+      permission,
+      completionPatterns: config.completionPatterns,
+      env,
+      resume,
+      lastIteration,
+      hasSpec: await exists(paths.spec),
+      hasSpecsDir: await exists(paths.specsDir),
+      safety: safetySettingsFrom(config, given.resetBreaker === true),
+    },
+    promptSource: source,
+    warnings: shownWarnings,
+  };
+}
+
+/** Preflight's failures as one error; its warnings worth a run's attention, as sentences. */
+async function preflight(
+  given: CheckedRunOptions,
+  cwd: string,
+  config: Config,
+  agent: AgentAdapter,
+): Promise<string[]> {
+  const report = await runPreflight({
+    cwd,
+    dir: given.dir,
+    env: given.env,
+    protectedBranches: config.protectedBranches,
+    agent,
+  });
+  if (!report.ok) {
+    const failed = report.checks.filter((each) => each.status === 'fail');
+    const lines = failed.flatMap((check) => [
+      `  ✗ ${check.message}`,
+      ...check.details.map((detail) => `      - ${detail}`),
+      ...(check.hint === undefined ? [] : [`      hint: ${check.hint}`]),
+    ]);
+    throw new RalphError('PREFLIGHT_FAILED', `preflight failed:\n${lines.join('\n')}`, {
+      hint: 'fix the errors above (all checks: ralph validate), or pass --skip-preflight',
+    });
+  }
+  // A missing progress.txt or spec.md is normal for many loops: validate says so, not run.
+  return report.checks
+    .filter((each) => each.status === 'warn' && each.name !== 'files')
+    .map((check) =>
+      check.hint === undefined ? check.message : `${check.message} (${check.hint})`,
+    );
+}
+
+export interface PreviousRun {
+  /** Set when the run continues a paused one, or one whose process died. */
+  resume: { iteration: number; costUsd: number; tokens?: TokenUsage } | undefined;
+  /** The last iteration number any earlier run reached: numbering goes on from it. */
+  lastIteration: number;
+}
+
+/**
+ * What a new run continues from: a paused run, or one whose process died (a RUNNING status
+ * with no live holder — callers read this again once they hold the lock), keeps its iteration
+ * count and cost; any earlier run keeps its iteration numbers (and so its logs). A status.json
+ * that cannot be read is reported and ignored: the run rewrites it.
+ */
+export async function previousRun(loopDir: string, warnings: string[]): Promise<PreviousRun> {
+  let previous;
+  try {
+    previous = await readStatus(loopDir);
+  } catch (error) {
+    if (!(error instanceof RalphError)) throw error;
+    warnings.push(`${error.message}; starting a new run (the file will be rewritten)`);
+    return { resume: undefined, lastIteration: 0 };
+  }
+  if (previous === undefined) return { resume: undefined, lastIteration: 0 };
+  const lastIteration = previous.iteration;
+  if (previous.state !== 'PAUSED' && previous.state !== 'RUNNING') {
+    return { resume: undefined, lastIteration };
+  }
+  const tokens = tokenCountsSchema.safeParse(previous.tokens);
+  return {
+    resume: {
+      iteration: previous.iteration,
+      costUsd: previous.costUsd ?? 0,
+      ...(tokens.success ? { tokens: tokens.data } : {}),
+    },
+    lastIteration,
+  };
+}
+
+async function promptTemplate(
+  cwd: string,
+  loopDir: string,
+  promptFile: string | undefined,
+): Promise<{ template: string; source: string }> {
+  if (promptFile !== undefined) {
+    const path = resolve(cwd, promptFile);
+    const template = await readFile(path, 'utf8').catch((error: unknown) => {
+      throw new RalphError('USAGE', `cannot read the prompt file ${path}`, {
+        hint: 'pass an existing file to -p/--prompt',
+        cause: error,
+      });
+    });
+    return { template, source: path };
+  }
+  const found = await findPromptFile(loopDir);
+  if (found !== undefined)
+    return { template: await readFile(found.path, 'utf8'), source: found.path };
+  return { template: await readFile(BUILT_IN_PROMPT, 'utf8'), source: 'built-in prompt' };
+}
+
+async function exists(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined)) !== undefined;
+}

@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import { RUN_ID_VARIABLE } from '../agents/orphans.js';
+import { runLoop, type LoopResult } from '../core/engine.js';
+import type { Reporter } from '../core/events.js';
+import { scriptHooks } from '../hooks/script-hooks.js';
+import { eventsFileReporter } from '../monitor/reporters/events-file.js';
+import { notifyReporter } from '../monitor/reporters/notify.js';
+import { progressHistoryReporter } from '../monitor/reporters/progress-history.js';
+import { statusFileReporter } from '../monitor/reporters/status-file.js';
+import { systemClock } from '../safety/clock.js';
+import { archiveLoop } from '../state/archive.js';
+import { acquireLock } from '../state/lock.js';
+import { loopPaths } from '../state/paths.js';
+import { startRunGuard } from './guard.js';
+import { stopLeftovers } from './leftovers.js';
+import type { RunOptions } from './options.js';
+import { planRun, previousRun, type RunPlan } from './plan.js';
+
+/** How a run ended. Expected endings are results; only invalid input or broken state throws. */
+export interface RunResult {
+  status: LoopResult['state'];
+  stopReason: LoopResult['stopReason'];
+  /** One sentence for a person. */
+  reason: string;
+  hint?: string | undefined;
+  /** What `ralph run` exits with (design.md §4). */
+  exitCode: number;
+  /** The loop directory's iteration count when the run ended. */
+  iterations: number;
+  costUsd: number;
+  loopDir: string;
+  /** Every process this run started carries it in RALPH_RUN_ID. */
+  runId: string;
+  /** Set when this run completed the feature and copied it into DIR/archive/. */
+  archivedTo?: string | undefined;
+}
+
+/**
+ * Runs a loop to its end, as `ralph run` does (design.md §7): config and preflight, the loop
+ * directory's lock, resume, leftovers of a dead run, the guard service, the state files, the
+ * person's hooks and notifications, usage-limit waits, and the archive of a finished feature.
+ * Aborting `signal` pauses the run (state PAUSED, exit code 130, resumable). Throws a RalphError
+ * (with a stable code) for what a person must fix first: bad options or config, a failed
+ * preflight, a loop directory another run holds.
+ */
+export async function startRun(options: RunOptions): Promise<RunResult> {
+  return launchRun(await planRun(options));
+}
+
+/** Starts a planned run (planRun): for callers that look at the plan first, like `--dry-run`. */
+export async function launchRun(plan: RunPlan): Promise<RunResult> {
+  const { given, processGroups } = plan;
+  const { loopDir } = plan.options;
+  const clock = given.clock ?? systemClock;
+  const log = given.log ?? (() => undefined);
+  const runId = randomUUID();
+  const lock = await acquireLock(loopDir, {
+    pid: process.pid,
+    command: `ralph run ${loopDir}`,
+    now: clock.now(),
+    runId,
+  });
+  const warnings = [...lock.warnings, ...stopLeftovers(lock.tookOver)];
+  // Read the resume point again now that no other run can change it underneath us.
+  const { resume, lastIteration } = await previousRun(loopDir, warnings);
+  // Everything this run starts carries the id, so a later run can find what outlives it.
+  const env = { ...plan.options.env, [RUN_ID_VARIABLE]: runId };
+  const stopping = new AbortController();
+  const signal =
+    given.signal === undefined ? stopping.signal : AbortSignal.any([given.signal, stopping.signal]);
+  const guard = await startRunGuard({
+    cwd: plan.options.cwd,
+    homeDir: plan.homeDir,
+    loopDir,
+    settings: plan.guard,
+    processGroups,
+    onFailure: (error) => {
+      log(`ralph: the guard service failed (${error.message}); stopped the agent`);
+      stopping.abort();
+    },
+  }).catch(async (error: unknown) => {
+    await lock.release();
+    throw error;
+  });
+  const unguarded = {
+    ...plan.options,
+    env,
+    resume,
+    lastIteration,
+    warnings: [...new Set([...plan.warnings, ...warnings])],
+  };
+  const hooks = plan.config.hooks.enabled
+    ? scriptHooks({
+        loopDir,
+        cwd: plan.options.cwd,
+        // Not the agent's environment: the guard's token stays with the agent.
+        env,
+        timeoutMs: plan.config.hooks.timeoutSeconds * 1000,
+        output: (point, line) => {
+          log(`ralph: hook ${point}: ${line}`);
+        },
+      })
+    : undefined;
+  try {
+    const result = await runLoop(guard === undefined ? unguarded : guard.apply(unguarded), {
+      agent: plan.agent,
+      reporters: [...stateReporters(plan), ...(given.reporters ?? [])],
+      clock,
+      signal,
+      askUsageLimit: given.askUsageLimit,
+      hooks,
+    });
+    // Archive a feature once, when this run finished it: not again on every later run.
+    const finishedNow = result.iterations > (resume?.iteration ?? lastIteration);
+    const archive = result.state === 'COMPLETE' && given.archive !== false && finishedNow;
+    const archivedTo = archive
+      ? await archiveLoop(loopDir, { feature: plan.options.feature, now: clock.now() })
+      : undefined;
+    return {
+      status: result.state,
+      stopReason: result.stopReason,
+      reason: result.reason,
+      ...(result.hint === undefined ? {} : { hint: result.hint }),
+      exitCode: result.exitCode,
+      iterations: result.iterations,
+      costUsd: result.costUsd,
+      loopDir,
+      runId,
+      ...(archivedTo === undefined ? {} : { archivedTo }),
+    };
+  } finally {
+    await guard?.close();
+    await lock.release();
+  }
+}
+
+/** What every run keeps in its loop directory, and the notifications its config asks for. */
+function stateReporters(plan: RunPlan): Reporter[] {
+  const { loopDir, feature } = plan.options;
+  const reporters = [
+    eventsFileReporter(loopDir),
+    statusFileReporter(loopDir, process.pid),
+    progressHistoryReporter(loopPaths(loopDir).progress),
+  ];
+  if (plan.given.notify === false) return reporters;
+  const log = plan.given.log ?? (() => undefined);
+  reporters.push(
+    notifyReporter({
+      feature,
+      loopDir,
+      ...plan.config.notify,
+      terminal: plan.given.terminal,
+      warn: (message) => {
+        log(`ralph: warning: ${message}`);
+      },
+    }),
+  );
+  return reporters;
+}
