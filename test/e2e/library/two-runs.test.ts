@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 // The built package entry, as `import … from 'ralph-run'` loads it (package.json "exports").
-import { startRun, type LoopEvent, type RunResult } from '../../../dist/index.js';
+import { RalphError, startRun, type LoopEvent, type RunResult } from '../../../dist/index.js';
 import { finishedRun } from '../run/agent-stream.js';
 import {
   createFakeLoop,
@@ -121,9 +121,15 @@ describe('startRun: many runs in one process', () => {
     await expect(
       startRun({ dir: loop.dir, cwd: loop.repo, env: loop.env, maxIteration: 3 } as never),
     ).rejects.toThrow(/unknown option maxIteration/);
-    await expect(
-      startRun({ dir: loop.dir, cwd: loop.repo, env: loop.env, maxIterations: 0 }),
-    ).rejects.toMatchObject({ code: 'USAGE', message: expect.stringContaining('maxIterations') });
+    const error: unknown = await startRun({
+      dir: loop.dir,
+      cwd: loop.repo,
+      env: loop.env,
+      maxIterations: 0,
+    }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RalphError);
+    expect((error as RalphError).code).toBe('USAGE');
+    expect((error as RalphError).message).toContain('maxIterations');
     expect(await loop.calls()).toBe(0);
   });
 });
