@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-// The built package entry, as `import … from 'ralph-run'` loads it (package.json "exports").
-import { RalphError, startRun, type LoopEvent, type RunResult } from '../../../dist/index.js';
+import type { LoopEvent, RunResult } from '../../../src/index.js';
 import { finishedRun } from '../run/agent-stream.js';
 import {
   createFakeLoop,
@@ -13,6 +13,13 @@ import {
   waitFor,
   type FakeLoop,
 } from '../run/fake-loop.js';
+
+// The built package entry, as `import … from 'ralph-run'` loads it (package.json "exports"); the
+// types are the source's (dist/ does not exist before the build, when typecheck runs).
+const DIST_INDEX = resolve(import.meta.dirname, '../../../dist/index.js');
+const { RalphError, startRun } = (await import(
+  pathToFileURL(DIST_INDEX).href
+)) as typeof import('../../../src/index.js');
 
 /**
  * Many runs in one process (design.md §7): two startRun at once, each with its own loop
@@ -128,8 +135,8 @@ describe('startRun: many runs in one process', () => {
       maxIterations: 0,
     }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RalphError);
-    expect((error as RalphError).code).toBe('USAGE');
-    expect((error as RalphError).message).toContain('maxIterations');
+    expect((error as InstanceType<typeof RalphError>).code).toBe('USAGE');
+    expect((error as InstanceType<typeof RalphError>).message).toContain('maxIterations');
     expect(await loop.calls()).toBe(0);
   });
 });
