@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import type * as Library from '../../../src/index.js';
 import type { LoopEvent, RunResult } from '../../../src/index.js';
 import { finishedRun } from '../run/agent-stream.js';
 import {
@@ -17,9 +18,7 @@ import {
 // The built package entry, as `import … from 'ralph-run'` loads it (package.json "exports"); the
 // types are the source's (dist/ does not exist before the build, when typecheck runs).
 const DIST_INDEX = resolve(import.meta.dirname, '../../../dist/index.js');
-const { RalphError, startRun } = (await import(
-  pathToFileURL(DIST_INDEX).href
-)) as typeof import('../../../src/index.js');
+const { RalphError, startRun } = (await import(pathToFileURL(DIST_INDEX).href)) as typeof Library;
 
 /**
  * Many runs in one process (design.md §7): two startRun at once, each with its own loop
@@ -135,8 +134,8 @@ describe('startRun: many runs in one process', () => {
       maxIterations: 0,
     }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RalphError);
-    expect((error as InstanceType<typeof RalphError>).code).toBe('USAGE');
-    expect((error as InstanceType<typeof RalphError>).message).toContain('maxIterations');
+    expect((error as Library.RalphError).code).toBe('USAGE');
+    expect((error as Library.RalphError).message).toContain('maxIterations');
     expect(await loop.calls()).toBe(0);
   });
 });
