@@ -23,9 +23,13 @@ export type {
   StopReason,
   IterationOutcome,
 } from './core/events.js';
-export { readTaskListFile, parseTaskList, type TaskListDocument } from './plan/read.js';
 export {
-  writeTaskListFile,
+  readTaskListFile as readTaskList,
+  parseTaskList,
+  type TaskListDocument,
+} from './plan/read.js';
+export {
+  writeTaskListFile as writeTaskList,
   updateStories,
   applyStoryEdits,
   type StoryChange,
