@@ -5,14 +5,59 @@ import globals from 'globals';
 
 /**
  * Layer boundaries (design.md §1): imports flow one way. Each entry forbids a layer from
- * reaching "upwards" or sideways into layers it must not know about.
+ * reaching "upwards" or sideways into layers it must not know about; `allow` names single
+ * modules of a forbidden layer that may still be imported (e.g. 'agents/spawn.js').
  * @param {string[]} layers
+ * @param {string[]} [allow]
  */
-const forbidLayers = (layers) =>
-  layers.map((layer) => ({
-    group: [`**/${layer}/*`, `**/${layer}`, `../${layer}/*`, `../../${layer}/*`],
-    message: `This layer must not import from src/${layer} (design.md §1: imports flow one way).`,
-  }));
+const forbidLayers = (layers, allow = []) =>
+  layers.map((layer) => {
+    const allowed = allow.filter((module) => module.startsWith(`${layer}/`));
+    // gitignore semantics: nothing inside a folder matched as a whole (`**/agents`) can be
+    // re-included, so a layer with allowed modules is matched file by file only (a bare
+    // folder import does not resolve under NodeNext anyway).
+    const folder = allowed.length === 0 ? [`**/${layer}`] : [];
+    return {
+      group: [
+        `**/${layer}/*`,
+        ...folder,
+        `../${layer}/*`,
+        `../../${layer}/*`,
+        ...allowed.flatMap((module) => [`!**/${module}`, `!../${module}`, `!../../${module}`]),
+      ],
+      message: `This layer must not import from src/${layer} (design.md §1: imports flow one way).`,
+    };
+  });
+
+/**
+ * agents/spawn.ts is the only file of the product that starts processes (design.md §1): one
+ * place for process groups, timeouts, the parent-death binding and the result shape. Tests may
+ * spawn directly: they start the product itself (the built CLI, a fake agent) and must not
+ * depend on the code they test to do it. A separate rule name, so the layer rules below, which
+ * configure no-restricted-imports per folder, do not replace it.
+ */
+const ONE_SPAWN_MODULE = {
+  files: ['src/**/*.ts'],
+  ignores: ['src/agents/spawn.ts', '**/*.test.ts'],
+  rules: {
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      {
+        paths: ['node:child_process', 'child_process'].map((name) => ({
+          name,
+          message: 'Start processes through src/agents/spawn.ts, the one module that spawns.',
+        })),
+      },
+    ],
+    'no-restricted-syntax': [
+      'error',
+      {
+        selector: 'ImportExpression[source.value=/^(node:)?child_process$/]',
+        message: 'Start processes through src/agents/spawn.ts, the one module that spawns.',
+      },
+    ],
+  },
+};
 
 const uiPackages = [
   {
@@ -24,8 +69,8 @@ const uiPackages = [
 /**
  * What each layer must not import (design.md §1; the core's rules are below, with its own
  * restrictions on process globals). `ui: true` lets a layer load ink/React: only the monitor,
- * whose TUI is loaded lazily by `ralph monitor` alone.
- * @type {Record<string, { forbid: string[], ui?: boolean }>}
+ * whose TUI is loaded lazily by `ralph monitor` alone. `allow`: see forbidLayers.
+ * @type {Record<string, { forbid: string[], ui?: boolean, allow?: string[] }>}
  */
 const LAYER_RULES = {
   plan: { forbid: ['cli', 'core', 'agents', 'monitor', 'safety', 'guard', 'hooks'] },
@@ -34,7 +79,12 @@ const LAYER_RULES = {
     forbid: ['cli', 'core', 'agents', 'monitor', 'plan', 'state', 'safety', 'guard', 'hooks'],
   },
   agents: { forbid: ['cli', 'core', 'plan', 'state', 'monitor', 'safety', 'guard', 'hooks'] },
-  monitor: { forbid: ['cli', 'agents', 'session-loop', 'guard', 'hooks'], ui: true },
+  // Notifications start a desktop notifier: through the one module that spawns.
+  monitor: {
+    forbid: ['cli', 'agents', 'session-loop', 'guard', 'hooks'],
+    ui: true,
+    allow: ['agents/spawn.js'],
+  },
   safety: {
     forbid: ['cli', 'core', 'agents', 'plan', 'monitor', 'session-loop', 'guard', 'hooks'],
   },
@@ -124,15 +174,16 @@ export default tseslint.config(
       ],
     },
   },
-  ...Object.entries(LAYER_RULES).map(([layer, { forbid, ui }]) => ({
+  ...Object.entries(LAYER_RULES).map(([layer, { forbid, ui, allow }]) => ({
     files: [`src/${layer}/**/*.ts`],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [...forbidLayers(forbid), ...(ui ? [] : uiPackages)] },
+        { patterns: [...forbidLayers(forbid, allow), ...(ui ? [] : uiPackages)] },
       ],
     },
   })),
+  ONE_SPAWN_MODULE,
   {
     files: [
       'src/{core,run,agents,plan,safety,state,hooks,guard}/**/*.ts',

@@ -57,25 +57,35 @@ function run(script: string, options: Partial<StreamingOptions> = {}) {
 
 describe('spawnStreaming', () => {
   it('streams lines (\\r\\n, no final newline) and resolves with the exit code', async () => {
-    const { lines, promise } = run("printf 'a\\r\\nb\\n\\nc'; echo oops >&2; exit 3");
+    const { lines, promise } = run("printf 'a\\r\\nb\\n\\nc'; echo oops >&2; sleep 0.2; exit 3");
     const failed = await promise;
     expect(lines).toEqual(['a', 'b', '', 'c']);
-    expect(failed).toMatchObject({
+    expect(failed).toEqual({
       exitCode: 3,
-      exitSignal: undefined,
+      signal: undefined,
+      failed: true,
       timedOut: false,
       idleTimedOut: false,
-      canceled: false,
-      spawnError: undefined,
+      isCanceled: false,
+      code: undefined,
+      originalMessage: undefined,
+      durationMs: expect.any(Number) as number,
     });
-    expect(failed.durationMs).toBeGreaterThanOrEqual(0);
+    // The child slept 200 ms: the duration is measured, not a constant.
+    expect(failed.durationMs).toBeGreaterThanOrEqual(150);
+    expect(failed.durationMs).toBeLessThan(10_000);
   });
 
   it('passes stderr to onStderr and resolves a clean exit with code 0', async () => {
     let stderr = '';
     const result = await run('echo err >&2', { onStderr: (chunk) => (stderr += chunk) }).promise;
     expect(stderr).toBe('err\n');
-    expect(result).toMatchObject({ exitCode: 0, exitSignal: undefined, timedOut: false });
+    expect(result).toMatchObject({
+      exitCode: 0,
+      signal: undefined,
+      failed: false,
+      timedOut: false,
+    });
   });
 
   it('decodes a multi-byte character split across two writes', async () => {
@@ -95,14 +105,21 @@ describe('spawnStreaming', () => {
     expect(lines).toEqual(['é', '✅']);
   });
 
-  it('reports a missing executable as spawnError and runs nothing', async () => {
+  it('reports a missing executable by its code and runs nothing', async () => {
     const result = await spawnStreaming('/nonexistent/claude', [], {
       cwd: process.cwd(),
       env: process.env,
       timeoutMs: 1000,
       onLine: () => undefined,
     });
-    expect(result).toMatchObject({ spawnError: 'ENOENT', exitCode: undefined, canceled: false });
+    expect(result).toMatchObject({
+      code: 'ENOENT',
+      originalMessage: expect.stringContaining('ENOENT') as string,
+      failed: true,
+      exitCode: undefined,
+      signal: undefined,
+      isCanceled: false,
+    });
   });
 
   it('kills the whole process group on timeout, grandchildren included', async () => {
@@ -115,8 +132,8 @@ describe('spawnStreaming', () => {
       },
     });
     const result = await promise;
-    expect(result).toMatchObject({ timedOut: true, canceled: false, exitCode: undefined });
-    expect(result.exitSignal).toBe('SIGTERM');
+    expect(result).toMatchObject({ timedOut: true, isCanceled: false, exitCode: undefined });
+    expect(result).toMatchObject({ signal: 'SIGTERM', failed: true, idleTimedOut: false });
     const grandchild = Number(lines[0]);
     spawned.push(grandchild);
     expect(grandchild).toBeGreaterThan(0);
@@ -135,14 +152,15 @@ describe('spawnStreaming', () => {
       },
     });
     const result = await promise;
-    expect(result).toMatchObject({ canceled: true, timedOut: false, exitSignal: 'SIGTERM' });
+    expect(result).toMatchObject({ isCanceled: true, timedOut: false, signal: 'SIGTERM' });
+    expect(result.failed).toBe(true);
     spawned.push(Number(lines[0]));
     expect(await waitUntilGone(Number(lines[0]))).toBe(true);
 
     let started = false;
     const early = await run('true', { signal: controller.signal, onSpawn: () => (started = true) })
       .promise;
-    expect(early).toMatchObject({ canceled: true, exitCode: undefined });
+    expect(early).toMatchObject({ isCanceled: true, failed: true, exitCode: undefined });
     expect(started).toBe(false);
   });
 
@@ -153,7 +171,7 @@ describe('spawnStreaming', () => {
     });
     const result = await promise;
     spawned.push(Number(lines[0]));
-    expect(result).toMatchObject({ timedOut: true, exitSignal: 'SIGKILL', exitCode: undefined });
+    expect(result).toMatchObject({ timedOut: true, signal: 'SIGKILL', exitCode: undefined });
     expect(result.durationMs).toBeGreaterThanOrEqual(550);
     expect(await waitUntilGone(Number(lines[0]))).toBe(true);
   });
@@ -164,7 +182,7 @@ describe('spawnStreaming', () => {
     });
     const result = await promise;
     expect(lines).toEqual(['one', 'two']);
-    expect(result).toMatchObject({ timedOut: true, idleTimedOut: true, canceled: false });
+    expect(result).toMatchObject({ timedOut: true, idleTimedOut: true, isCanceled: false });
   });
 
   it('does not wait for a background job the agent left holding stdout', async () => {
@@ -183,7 +201,7 @@ describe('spawnStreaming', () => {
     const result = await promise;
     const daemon = Number(lines.find((line) => /^\d+$/.test(line)));
     spawned.push(daemon);
-    expect(result).toMatchObject({ exitCode: 0, timedOut: false, canceled: false });
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false, isCanceled: false });
     expect(lines).toContain('done');
     // The grace period (300 ms here) plus a second, not the daemon's 30 s or the wall timeout.
     expect(result.durationMs).toBeLessThan(5000);
@@ -242,7 +260,7 @@ describe('spawnStreaming', () => {
       },
     );
     expect(sawEnd).toBe(true);
-    expect(result.canceled).toBe(true);
+    expect(result.isCanceled).toBe(true);
     expect(count).toBe(300_000);
     expect(bytes).toBe(30_000_000);
     // Measured: ~4 MB of garbage between collections; a reader that kept the lines grows by ~50 MB.
@@ -261,10 +279,10 @@ describe('spawnStreaming', () => {
       },
     });
     const result = await promise;
-    expect(result.exitSignal).toBe('SIGKILL');
+    expect(result.signal).toBe('SIGKILL');
     expect(await waitUntilGone(Number(lines[0]))).toBe(true);
     // The other run's agent is untouched until its own run stops it.
     expect(theirs.signalAll('SIGKILL')).toBe(1);
-    expect((await other.promise).exitSignal).toBe('SIGKILL');
+    expect((await other.promise).signal).toBe('SIGKILL');
   });
 });

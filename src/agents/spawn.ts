@@ -1,63 +1,165 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { performance } from 'node:perf_hooks';
 import { pumpLines } from './line-splitter.js';
 import { bindToParentLife } from './parent-death.js';
 import { signalGroup, type ProcessGroups } from './process-groups.js';
+import { captureOutput, ended, notStarted, stopwatch } from './process-result.js';
+import type { CapturedResult, ProcessResult } from './process-result.js';
+
+export type { CapturedResult, ProcessResult } from './process-result.js';
 
 /**
- * The only module that starts processes (design.md §1): short commands run to completion
- * (`runCommand`), long-running agents stream their output line by line (`spawnStreaming`).
+ * The only module that starts processes (design.md §1; a lint rule keeps node:child_process out
+ * of every other file of src/). Short commands run to completion with their output collected
+ * (`runToCompletion`), long-running agents and hooks stream their output line by line
+ * (`spawnStreaming`), a background run starts detached (`startDetached`) and a terminal program
+ * takes over the terminal (`runInteractive`). All of them resolve with one ProcessResult shape
+ * (process-result.ts: execa's field names) and never reject for the child's failures.
  */
 
-export interface CommandResult {
-  exitCode: number | undefined;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-  /** Set when the executable could not be started at all (ENOENT, EACCES, …). */
-  spawnErrorCode: string | undefined;
-}
-
-export interface RunCommandOptions {
+export interface RunToCompletionOptions {
+  /** Wall-clock limit; the process gets SIGKILL when it passes (short commands: nothing to save). */
   timeoutMs: number;
-  env: NodeJS.ProcessEnv;
+  /** The child's environment; Node's default (this process's) when absent. */
+  env?: Readonly<Record<string, string | undefined>>;
   cwd?: string;
+  /** Aborting kills the process (SIGKILL), like the timeout. */
+  signal?: AbortSignal;
+  /** Bytes kept of stdout and of stderr each; more kills the process. Default 1 MiB. */
+  maxBuffer?: number;
 }
 
-export function runCommand(
+/**
+ * Runs a short command (git, `claude --version`, tmux, a desktop notifier) with stdin from
+ * /dev/null and resolves once it has exited and closed its output.
+ */
+export function runToCompletion(
   file: string,
   args: readonly string[],
-  options: RunCommandOptions,
-): Promise<CommandResult> {
+  options: RunToCompletionOptions,
+): Promise<CapturedResult> {
+  const elapsed = stopwatch();
+  const empty = { stdout: '', stderr: '', isMaxBuffer: false };
+  if (options.signal?.aborted === true) {
+    return Promise.resolve({ ...ended(undefined, undefined, { isCanceled: true }), ...empty });
+  }
+  let child: ChildProcess;
+  try {
+    child = spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+  } catch (error) {
+    return Promise.resolve({ ...notStarted(error, elapsed()), ...empty });
+  }
+  const maxBuffer = options.maxBuffer ?? 1024 * 1024;
+  const flags = { timedOut: false, isCanceled: false };
+  let isMaxBuffer = false;
+  const kill = (why?: 'timedOut' | 'isCanceled') => {
+    if (why !== undefined && !flags.timedOut && !flags.isCanceled) flags[why] = true;
+    child.kill('SIGKILL');
+  };
+  const overflow = () => {
+    isMaxBuffer = true;
+    kill();
+  };
+  const stdout = captureOutput(child.stdout, maxBuffer, overflow);
+  const stderr = captureOutput(child.stderr, maxBuffer, overflow);
+  const timer = safeTimeout(options.timeoutMs, () => {
+    kill('timedOut');
+  });
+  const onAbort = () => {
+    kill('isCanceled');
+  };
+  options.signal?.addEventListener('abort', onAbort, { once: true });
   return new Promise((resolve) => {
-    execFile(
-      file,
-      args,
-      {
-        timeout: options.timeoutMs,
-        killSignal: 'SIGKILL',
-        env: options.env,
-        cwd: options.cwd,
-        encoding: 'utf8',
-        maxBuffer: 1024 * 1024,
-      },
-      (error, stdout, stderr) => {
-        if (!error) {
-          resolve({ exitCode: 0, stdout, stderr, timedOut: false, spawnErrorCode: undefined });
-          return;
-        }
-        const details = error as NodeJS.ErrnoException & { killed?: boolean; code?: unknown };
-        const spawnErrorCode = typeof details.code === 'string' ? details.code : undefined;
-        resolve({
-          exitCode: typeof details.code === 'number' ? details.code : undefined,
-          stdout,
-          stderr,
-          timedOut: details.killed === true && spawnErrorCode === undefined,
-          spawnErrorCode,
-        });
-      },
-    );
+    const settle = (result: ProcessResult) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      const output = { stdout: stdout(), stderr: stderr(), isMaxBuffer };
+      resolve({ ...result, ...output, failed: result.failed || isMaxBuffer });
+    };
+    child.on('error', (error) => {
+      if (child.pid === undefined) settle(notStarted(error, elapsed()));
+    });
+    child.once('close', (code, signal) => {
+      if (child.pid !== undefined) settle(ended(code, signal, flags, elapsed()));
+    });
+  });
+}
+
+export interface DetachedOptions {
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+  /** An open file descriptor for the child's stdout and stderr (a log file); stdin is /dev/null. */
+  outputFd: number;
+}
+
+export interface DetachedProcess {
+  /** Undefined when it could not be started (result says why). */
+  pid: number | undefined;
+  /** Settles when it ends, should this process still be there to see it. */
+  result: Promise<ProcessResult>;
+}
+
+/**
+ * Starts a process that is meant to outlive this one (`ralph run --detach`): its own session
+ * (setsid, so this terminal closing or its Ctrl+C do not reach it), output to `outputFd`, not
+ * bound to our life (no parent-death signal, not in the kill set) and not keeping our event
+ * loop alive. The caller may close `outputFd` at once: the child has its own copy.
+ */
+export function startDetached(
+  file: string,
+  args: readonly string[],
+  options: DetachedOptions,
+): DetachedProcess {
+  const elapsed = stopwatch();
+  let child: ChildProcess;
+  try {
+    child = spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ['ignore', options.outputFd, options.outputFd],
+    });
+  } catch (error) {
+    return { pid: undefined, result: Promise.resolve(notStarted(error, elapsed())) };
+  }
+  const result = exitOf(child, elapsed);
+  child.unref();
+  return { pid: child.pid, result };
+}
+
+/**
+ * Runs a program on this terminal (stdin, stdout and stderr inherited), e.g. `tmux attach`,
+ * and resolves when it exits. No time limit: the person decides when it ends.
+ */
+export function runInteractive(
+  file: string,
+  args: readonly string[],
+  options: { env?: Readonly<Record<string, string | undefined>>; cwd?: string },
+): Promise<ProcessResult> {
+  const elapsed = stopwatch();
+  try {
+    const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: 'inherit' });
+    return exitOf(child, elapsed);
+  } catch (error) {
+    return Promise.resolve(notStarted(error, elapsed()));
+  }
+}
+
+/** How a child without piped output ends: at its exit, or at once when it cannot start. */
+function exitOf(child: ChildProcess, elapsed: () => number): Promise<ProcessResult> {
+  return new Promise((resolve) => {
+    child.once('exit', (code, signal) => {
+      resolve(ended(code, signal, {}, elapsed()));
+    });
+    // Only a failed start ends it here; a later error (a failed kill) comes before 'exit'.
+    child.on('error', (error) => {
+      if (child.pid === undefined) resolve(notStarted(error, elapsed()));
+    });
   });
 }
 
@@ -86,25 +188,6 @@ export interface StreamingOptions {
   processGroups?: ProcessGroups | undefined;
 }
 
-/** execa's field semantics: exitCode is undefined when a signal ended the process. */
-export interface StreamingResult {
-  exitCode: number | undefined;
-  exitSignal: NodeJS.Signals | undefined;
-  /** The wall-clock or the idle limit passed and ralph killed the process group. */
-  timedOut: boolean;
-  /** The idle limit (no output) was the one that passed. */
-  idleTimedOut: boolean;
-  /** The caller's signal aborted and ralph killed the process group. */
-  canceled: boolean;
-  /** Why the executable could not be started (ENOENT, EACCES, …); nothing ran. */
-  spawnError: string | undefined;
-  durationMs: number;
-}
-
-function spawnFailure(error: unknown): string {
-  const details = error as NodeJS.ErrnoException;
-  return typeof details.code === 'string' ? details.code : details.message;
-}
 
 function safeTimeout(ms: number | undefined, action: () => void): NodeJS.Timeout | undefined {
   if (ms === undefined || ms <= 0 || !Number.isFinite(ms)) return undefined;
@@ -123,12 +206,10 @@ export function spawnStreaming(
   file: string,
   args: readonly string[],
   options: StreamingOptions,
-): Promise<StreamingResult> {
-  const started = performance.now();
-  const base = { exitCode: undefined, exitSignal: undefined, timedOut: false, idleTimedOut: false };
-  const elapsed = () => Math.round(performance.now() - started);
+): Promise<ProcessResult> {
+  const elapsed = stopwatch();
   if (options.signal?.aborted === true) {
-    return Promise.resolve({ ...base, canceled: true, spawnError: undefined, durationMs: 0 });
+    return Promise.resolve(ended(undefined, undefined, { isCanceled: true }));
   }
   let child: ChildProcess;
   try {
@@ -142,14 +223,13 @@ export function spawnStreaming(
     });
   } catch (error) {
     // Invalid arguments (a NUL byte in argv, …) throw synchronously instead of emitting 'error'.
-    const spawnError = spawnFailure(error);
-    return Promise.resolve({ ...base, canceled: false, spawnError, durationMs: elapsed() });
+    return Promise.resolve(notStarted(error, elapsed()));
   }
   const { pid } = child;
   if (pid !== undefined) return superviseChild(child, pid, options, elapsed);
   return new Promise((resolve) => {
     child.once('error', (error) => {
-      resolve({ ...base, canceled: false, spawnError: spawnFailure(error), durationMs: elapsed() });
+      resolve(notStarted(error, elapsed()));
     });
   });
 }
@@ -159,7 +239,7 @@ function superviseChild(
   pid: number,
   options: StreamingOptions,
   elapsed: () => number,
-): Promise<StreamingResult> {
+): Promise<ProcessResult> {
   const { stdout, stderr } = child;
   if (stdout === null || stderr === null) throw new Error('spawnStreaming: stdio must be piped');
   const graceMs = options.killGraceMs ?? 5000;
@@ -267,14 +347,8 @@ function superviseChild(
       groups?.delete(pid);
     }
     if (callbackError !== undefined) throw callbackError.error;
-    return {
-      exitCode,
-      exitSignal,
-      timedOut: reason === 'timeout' || reason === 'idle',
-      idleTimedOut: reason === 'idle',
-      canceled: reason === 'abort',
-      spawnError: undefined,
-      durationMs: elapsed(),
-    };
+    const timedOut = reason === 'timeout' || reason === 'idle';
+    const flags = { timedOut, idleTimedOut: reason === 'idle', isCanceled: reason === 'abort' };
+    return ended(exitCode, exitSignal, flags, elapsed());
   });
 }

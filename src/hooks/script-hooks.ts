@@ -75,11 +75,10 @@ export function scriptHooks(options: ScriptHookOptions) {
       errorLines(partial);
       signal?.removeEventListener('abort', onAbort);
       if (grace !== undefined) clearTimeout(grace);
-      if (result.canceled) return `stopped ${urgentMs / 1000} s after the run was interrupted`;
-      if (result.spawnError !== undefined)
-        return `could not start bash (${result.spawnError}) for ${file}`;
+      if (result.isCanceled) return `stopped ${urgentMs / 1000} s after the run was interrupted`;
+      if (result.code !== undefined) return `could not start bash (${result.code}) for ${file}`;
       if (result.timedOut) return `killed after ${timeoutMs / 1000} s (hooks.timeoutSeconds)`;
-      if (result.exitSignal !== undefined) return `ended by ${result.exitSignal}`;
+      if (result.signal !== undefined) return `ended by ${result.signal}`;
       if (result.exitCode !== 0) {
         const why = lastError === '' ? '' : `: ${lastError}`;
         return `exit code ${String(result.exitCode)}${why}`;

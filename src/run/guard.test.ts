@@ -68,7 +68,7 @@ describe('startRunGuard', () => {
     const started = Date.now();
     guard?.service.server.close();
     const result = await agent;
-    expect(result.exitSignal).toBe('SIGKILL');
+    expect(result.signal).toBe('SIGKILL');
     expect(Date.now() - started).toBeLessThan(10_000); // not sleep's 30 s
     expect(failures).toHaveLength(1);
     expect(guard?.failure()).toBeInstanceOf(Error);

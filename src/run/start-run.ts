@@ -150,6 +150,7 @@ function stateReporters(plan: RunPlan): Reporter[] {
       loopDir,
       ...plan.config.notify,
       terminal: plan.given.terminal,
+      env: plan.options.env,
       warn: (message) => {
         log(`ralph: warning: ${message}`);
       },

@@ -1,4 +1,4 @@
-import { runCommand } from '../spawn.js';
+import { runToCompletion } from '../spawn.js';
 import type { AgentProbe, AgentProbeResult } from '../types.js';
 
 /** `claude --version` prints e.g. `2.1.330 (Claude Code)`; only the number matters. */
@@ -12,16 +12,16 @@ export function createClaudeProbe(command: string, env: NodeJS.ProcessEnv): Agen
   return {
     async probe(): Promise<AgentProbeResult> {
       const base = { agent: 'claude' as const, command };
-      const result = await runCommand(command, ['--version'], { timeoutMs: 10_000, env });
-      if (result.spawnErrorCode === 'ENOENT') {
+      const result = await runToCompletion(command, ['--version'], { timeoutMs: 10_000, env });
+      if (result.code === 'ENOENT') {
         return { ...base, found: false, version: undefined, problem: `${command} not found` };
       }
-      if (result.spawnErrorCode !== undefined) {
+      if (result.code !== undefined) {
         return {
           ...base,
           found: false,
           version: undefined,
-          problem: `${command} could not be started (${result.spawnErrorCode})`,
+          problem: `${command} could not be started (${result.code})`,
         };
       }
       if (result.timedOut) {

@@ -1,6 +1,6 @@
 import type { ProcessGroups } from '../process-groups.js';
 import { spawnStreaming } from '../spawn.js';
-import type { StreamingResult } from '../spawn.js';
+import type { ProcessResult } from '../spawn.js';
 import type { AgentRunRequest, AgentRunResult } from '../types.js';
 import { openLogFile } from './log-file.js';
 import { createRunCollector } from './run-collector.js';
@@ -58,7 +58,7 @@ export async function runClaude(
   const log = await openLogFile(request.logFile);
   const collector = createRunCollector();
   let stderrTail = '';
-  let spawned: StreamingResult;
+  let spawned: ProcessResult;
   // The result line starts the grace period; when it ends, the tree is killed like on abort.
   const lingering = new AbortController();
   const graceMs = request.resultGraceMs ?? options.resultGraceMs ?? CLAUDE_RESULT_GRACE_MS;
@@ -100,15 +100,16 @@ export async function runClaude(
   clearTimeout(graceTimer);
   await log.close();
   const run = collector.collected();
-  const killedAfterResult = spawned.canceled && lingering.signal.aborted && !request.signal.aborted;
+  const killedAfterResult =
+    spawned.isCanceled && lingering.signal.aborted && !request.signal.aborted;
   return {
     exitCode: spawned.exitCode,
-    exitSignal: spawned.exitSignal,
+    exitSignal: spawned.signal,
     timedOut: spawned.timedOut,
     idleTimedOut: spawned.idleTimedOut,
     killedAfterResult,
-    canceled: spawned.canceled && !killedAfterResult,
-    spawnError: spawned.spawnError,
+    canceled: spawned.isCanceled && !killedAfterResult,
+    spawnError: spawned.code,
     sessionId: run.sessionId,
     model: run.model,
     result: run.result,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { appendFile, copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
-import { runCommand } from '../spawn.js';
+import { runToCompletion } from '../spawn.js';
 import type {
   AgentAdapter,
   AgentEvent,
@@ -68,7 +68,7 @@ async function runDemoIteration(
     );
   }
 
-  const tests = await runCommand(process.execPath, ['--test'], {
+  const tests = await runToCompletion(process.execPath, ['--test'], {
     cwd: request.cwd,
     env: request.env,
     timeoutMs: 60_000,
@@ -94,7 +94,7 @@ async function runDemoIteration(
   const learned = `\nIteration for ${storyId}: added ${files.map((file) => relative(solution, file)).join(', ')}; npm test passes.\n`;
   await appendFile(resolve(request.cwd, progress), learned);
   const git = (args: string[]) =>
-    runCommand('git', args, { cwd: request.cwd, env: request.env, timeoutMs: 30_000 });
+    runToCompletion('git', args, { cwd: request.cwd, env: request.env, timeoutMs: 30_000 });
   await git(['add', '-A']);
   const commit = await git(['commit', '-q', '-m', `${storyId}: implemented with tests`]);
   await log.tool(

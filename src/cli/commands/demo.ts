@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDemoAgent } from '../../agents/fake/demo-agent.js';
-import { runCommand as runProcess } from '../../agents/spawn.js';
+import { runToCompletion } from '../../agents/spawn.js';
 import { jsonLinesReporter } from '../../monitor/reporters/json-lines.js';
 import { textReporter } from '../../monitor/reporters/text.js';
 import { startRun } from '../../run/start-run.js';
@@ -89,7 +89,7 @@ async function createProject(dir: string | undefined, context: CliContext): Prom
   }
   await cp(join(DEMO_DIR, 'project'), project, { recursive: true });
   const git = async (args: string[]): Promise<void> => {
-    const result = await runProcess('git', args, {
+    const result = await runToCompletion('git', args, {
       cwd: project,
       env: context.env,
       timeoutMs: 30_000,

@@ -1,8 +1,9 @@
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
-import { spawn } from 'node:child_process';
 import { watch } from 'node:fs';
+import { constants } from 'node:os';
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { startDetached } from '../../agents/spawn.js';
 import { readLock } from '../../state/lock.js';
 import { loopPaths } from '../../state/paths.js';
 import { RalphError } from '../../util/errors.js';
@@ -75,23 +76,18 @@ export async function detachRun(
     await log.write(
       `\n=== ralph run ${args.join(' ')} (background, ${new Date().toISOString()}) ===\n`,
     );
-    const child = spawn(process.execPath, [BIN, 'run', ...args], {
+    const child = startDetached(process.execPath, [BIN, 'run', ...args], {
       cwd: context.cwd,
       env: context.env,
-      detached: true,
-      stdio: ['ignore', log.fd, log.fd],
+      outputFd: log.fd,
     });
-    exited = new Promise((resolve) => {
-      child.once('exit', (code, signal) => {
-        resolve(code ?? (signal === null ? 1 : 128));
-      });
-      child.once('error', () => {
-        resolve(1);
-      });
-    });
-    child.unref();
-    if (child.pid === undefined) throw new RalphError('IO', 'could not start the background run');
+    if (child.pid === undefined) {
+      const why = (await child.result).originalMessage ?? 'unknown error';
+      throw new RalphError('IO', `could not start the background run: ${why}`);
+    }
     pid = child.pid;
+    // An exit code, or 128 + n for a signal the way shells report it (1 when unknown).
+    exited = child.result.then((result) => result.exitCode ?? signalExitCode(result.signal));
   } finally {
     await log.close(); // the child has its own copy of the descriptor
   }
@@ -139,6 +135,11 @@ export async function detachRun(
   if (outcome === 'slow')
     writeLine(context.stderr, `ralph: it has not taken the lock yet; see ${runLog}`);
   return ExitCode.ok;
+}
+
+function signalExitCode(signal: NodeJS.Signals | undefined): number {
+  const number = signal === undefined ? undefined : constants.signals[signal];
+  return number === undefined ? 1 : 128 + number;
 }
 
 /** Resolves once `pid` holds the loop directory's lock (the folder is watched: no polling). */

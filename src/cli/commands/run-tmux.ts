@@ -1,11 +1,29 @@
-import { execFile, spawn } from 'node:child_process';
 import { basename } from 'node:path';
-import { promisify } from 'node:util';
+import { runInteractive, runToCompletion, type CapturedResult } from '../../agents/spawn.js';
+import { RalphError } from '../../util/errors.js';
 import { writeLine, type CliContext } from '../context.js';
 import { BIN } from './run-background.js';
 import { shownPath } from './watch-target.js';
 
-const run = promisify(execFile);
+/** tmux answers at once; a limit only keeps a wedged server from hanging `ralph run`. */
+const TMUX_TIMEOUT_MS = 30_000;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Runs one tmux command and throws, with tmux's own words, when it fails. */
+async function tmuxOrThrow(tmux: string, args: string[], env: Env, cwd: string): Promise<void> {
+  const result = await runToCompletion(tmux, args, { env, cwd, timeoutMs: TMUX_TIMEOUT_MS });
+  if (!result.failed) return;
+  throw new RalphError('IO', `tmux ${args[0] ?? ''} failed: ${whyFailed(result)}`);
+}
+
+function whyFailed(result: CapturedResult): string {
+  const said = result.stderr.trim();
+  if (said !== '') return said;
+  if (result.originalMessage !== undefined) return result.originalMessage;
+  if (result.timedOut) return `no answer within ${TMUX_TIMEOUT_MS / 1000} s`;
+  return result.signal ?? `exit code ${String(result.exitCode)}`;
+}
 
 /** Variables that describe the terminal ralph was started in, not the one tmux gives a pane. */
 const TERMINAL_VARS = new Set([
@@ -33,8 +51,8 @@ export async function runInTmux(
 ): Promise<boolean> {
   const tmux = context.env.RALPH_TMUX_BIN ?? 'tmux';
   const env = { ...context.env };
-  const version = await run(tmux, ['-V'], { env }).catch(() => undefined);
-  if (version === undefined) {
+  const version = await runToCompletion(tmux, ['-V'], { env, timeoutMs: TMUX_TIMEOUT_MS });
+  if (version.failed) {
     writeLine(
       context.stderr,
       'ralph: warning: --monitor needs tmux, which is not installed: running without the monitor (watch from another terminal with `ralph monitor`)',
@@ -50,7 +68,7 @@ export async function runInTmux(
   const node = process.execPath;
   const loopCommand = shellCommand([node, BIN, 'run', ...args]);
   const monitorCommand = shellCommand([node, BIN, 'monitor', loopDir]);
-  const tmuxRun = (...tmuxArgs: string[]) => run(tmux, tmuxArgs, { env, cwd: context.cwd });
+  const tmuxRun = (...tmuxArgs: string[]) => tmuxOrThrow(tmux, tmuxArgs, env, context.cwd);
   await tmuxRun(
     'new-session',
     '-d',
@@ -90,39 +108,24 @@ export async function runInTmux(
     return true;
   }
   const inside = context.env.TMUX !== undefined && context.env.TMUX !== '';
-  await new Promise<void>((resolve) => {
-    const child = spawn(
-      tmux,
-      inside ? ['switch-client', '-t', session] : ['attach-session', '-t', session],
-      {
-        stdio: 'inherit',
-        env,
-      },
-    );
-    child.once('exit', () => {
-      resolve();
-    });
-    child.once('error', () => {
-      resolve();
-    });
-  });
+  await runInteractive(
+    tmux,
+    inside ? ['switch-client', '-t', session] : ['attach-session', '-t', session],
+    { env },
+  );
   return true;
 }
 
-async function freeSessionName(
-  tmux: string,
-  env: NodeJS.ProcessEnv,
-  wanted: string,
-): Promise<string> {
+async function freeSessionName(tmux: string, env: Env, wanted: string): Promise<string> {
   // tmux reserves '.' and ':' in target names.
   const base = wanted.replace(/[.:\s]/g, '-');
   for (let n = 1; ; n++) {
     const name = n === 1 ? base : `${base}-${n}`;
-    const taken = await run(tmux, ['has-session', '-t', `=${name}`], { env }).then(
-      () => true,
-      () => false,
-    );
-    if (!taken) return name;
+    const taken = await runToCompletion(tmux, ['has-session', '-t', `=${name}`], {
+      env,
+      timeoutMs: TMUX_TIMEOUT_MS,
+    });
+    if (taken.failed) return name;
   }
 }
 

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { runToCompletion } from '../../agents/spawn.js';
 import type { LoopEvent, Reporter } from '../../core/events.js';
 import { clockTime, money } from '../view/describe.js';
 
@@ -25,6 +25,8 @@ export interface NotifyOptions {
   bell: boolean;
   webhook?: string | undefined;
   platform?: NodeJS.Platform;
+  /** The desktop notifier's environment (DISPLAY, DBUS_SESSION_BUS_ADDRESS); Node's default when absent. */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Test seams: the process runner, fetch, and the terminal (undefined: not a terminal). */
   run?: (command: string, args: string[]) => Promise<void>;
   fetch?: typeof fetch;
@@ -78,7 +80,7 @@ export function notificationFor(
 
 export function notifyReporter(options: NotifyOptions): Reporter {
   const timeoutMs = options.timeoutMs ?? 5000;
-  const run = options.run ?? runQuietly(timeoutMs);
+  const run = options.run ?? runQuietly(timeoutMs, options.env);
   const doFetch = options.fetch ?? fetch;
   const platform = options.platform ?? process.platform;
   const pending = new Set<Promise<void>>();
@@ -158,13 +160,12 @@ export function desktopCommand(
   return undefined;
 }
 
-function runQuietly(timeoutMs: number): (command: string, args: string[]) => Promise<void> {
-  return (command, args) =>
-    new Promise((resolve) => {
-      execFile(command, args, { timeout: timeoutMs, windowsHide: true }, () => {
-        resolve();
-      }).on('error', () => {
-        resolve();
-      });
-    });
+/** Runs the desktop notifier, whatever its outcome: a missing or failing one is no error. */
+function runQuietly(
+  timeoutMs: number,
+  env: NotifyOptions['env'],
+): (command: string, args: string[]) => Promise<void> {
+  return async (command, args) => {
+    await runToCompletion(command, args, { timeoutMs, env, maxBuffer: 64 * 1024 });
+  };
 }
