@@ -188,7 +188,6 @@ export interface StreamingOptions {
   processGroups?: ProcessGroups | undefined;
 }
 
-
 function safeTimeout(ms: number | undefined, action: () => void): NodeJS.Timeout | undefined {
   if (ms === undefined || ms <= 0 || !Number.isFinite(ms)) return undefined;
   // setTimeout fires at once for delays beyond 2^31-1 ms; such limits mean "practically none".
