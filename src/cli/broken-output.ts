@@ -12,7 +12,7 @@ export function closeQuietlyOnBrokenOutput(): void {
       throw error;
     if (handled) return;
     handled = true;
-    // `ralph run` listens for SIGHUP (run-start.ts) and pauses; nothing else does.
+    // `ralph run` listens for SIGHUP (cli/commands/run-terminal.ts) and pauses; nothing else does.
     if (process.listenerCount('SIGHUP') > 0) process.kill(process.pid, 'SIGHUP');
     else process.exit(0);
   };

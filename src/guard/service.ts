@@ -16,7 +16,7 @@ import type { GuardPolicy } from './policy.js';
  * timeout, a body that is not JSON — as "no decision" and runs the tool (measured: fail open).
  * So this service never answers anything but 200 with a decision: a wrong token, a bad body,
  * an internal error all get `deny`. That the service is there at all is ensured by its owner
- * (cli/commands/run-start.ts): the agent dies with ralph, and ralph stops the agent the moment
+ * (run/guard.ts): the agent dies with ralph, and ralph stops the agent the moment
  * this server stops listening (`onFailure`).
  */
 

@@ -58,6 +58,8 @@ export async function printDryRun(
       args: line.args.map((arg) => (arg === prompt ? '<prompt>' : arg)),
     };
   }
+  // What a run would show as warning events: on stderr, so stdout stays the plan (and --json).
+  for (const warning of prepared.warnings) writeLine(context.stderr, `ralph: warning: ${warning}`);
   if (json) {
     writeJson(context, plan);
     return;
