@@ -1,5 +1,5 @@
 import { flag, list, choice, section } from './config-setting.js';
-import { GUARD_DEFAULTS } from './guard-defaults.js';
+import { GUARD_DEFAULTS, NETWORK_POLICIES } from './guard-defaults.js';
 
 /**
  * The `guard` section of config.yaml: the policy of ralph's PreToolUse guard (src/guard). The
@@ -37,7 +37,7 @@ export const GUARD_SETTINGS = section(
         '`ralph run` installs the guard as a PreToolUse hook of every iteration. Turn off only inside a sandbox.',
       default: true,
     }),
-    network: choice(['allow', 'ask', 'deny'], {
+    network: choice(NETWORK_POLICIES, {
       description:
         'curl, wget, ssh, nc and friends: allow, ask (denied in unattended runs) or deny. Whatever is set, a download is never run by piping it into a shell.',
       default: GUARD_DEFAULTS.network,

@@ -4,6 +4,9 @@
  * applies them itself: `ralph guard` runs before every tool call and decides without loading
  * zod or the config files unless they set `guard:`.
  */
+/** `guard.network`: what curl, wget, ssh and friends get. */
+export const NETWORK_POLICIES = ['allow', 'ask', 'deny'] as const;
+
 export const GUARD_DEFAULTS = {
   network: 'allow',
   allowCommands: [],

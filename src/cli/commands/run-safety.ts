@@ -1,11 +1,11 @@
-import type { SafetySettings } from '../../safety/settings.js';
-import type { Config, ConfigFile } from '../../state/config-schema.js';
+import type { UsageLimitAction } from '../../safety/settings.js';
+import type { ConfigFile } from '../../state/config-schema.js';
 
 /** `ralph run` flags for the safety policies (issue 4); each is also a configuration key. */
 export interface SafetyFlags {
   idleTimeoutMinutes: number | undefined;
   maxCostUsd: number | undefined;
-  usageLimitAction: 'wait' | 'exit' | 'ask' | undefined;
+  usageLimitAction: UsageLimitAction | undefined;
   callsPerHour: number | undefined;
 }
 
@@ -21,37 +21,5 @@ export function safetyFlagsToConfig(flags: SafetyFlags): ConfigFile {
   return layer;
 }
 
-const SECOND = 1000;
-const MINUTE = 60 * SECOND;
-
-/** The resolved configuration in the units the policies work in. */
-export function safetySettingsFrom(config: Config, resetBreaker: boolean): SafetySettings {
-  const { circuitBreaker, rateLimit, budget, retry, usageLimit } = config;
-  return {
-    breaker: {
-      noProgressThreshold: circuitBreaker.noProgressThreshold,
-      sameErrorThreshold: circuitBreaker.sameErrorThreshold,
-      permissionDenialThreshold: circuitBreaker.permissionDenialThreshold,
-      cooldownMs: circuitBreaker.cooldownMinutes * MINUTE,
-    },
-    resetBreaker,
-    rateLimit: { callsPerHour: rateLimit.callsPerHour, tokensPerHour: rateLimit.tokensPerHour },
-    budget: { maxCostUsd: budget.maxCostUsd, maxStoryCostUsd: budget.maxStoryCostUsd },
-    retry: {
-      maxRetries: retry.maxRetries,
-      baseDelayMs: retry.baseDelaySeconds * SECOND,
-      maxDelayMs: retry.maxDelaySeconds * SECOND,
-      jitter: 0.2,
-    },
-    usageLimit: {
-      action: usageLimit.action,
-      askTimeoutMs: usageLimit.askTimeoutSeconds * SECOND,
-      marginMs: usageLimit.marginSeconds * SECOND,
-      unknownBaseMs: usageLimit.firstBackoffMinutes * MINUTE,
-      unknownMaxMs: usageLimit.maxBackoffMinutes * MINUTE,
-    },
-    // 0 turns the idle limit off: spawn treats 0 as "none".
-    idleTimeoutMs: config.idleTimeoutMinutes * MINUTE,
-    resultGraceMs: config.resultGraceSeconds * SECOND,
-  };
-}
+/** The resolved configuration in the units the policies work in (moved to the safety layer). */
+export { safetySettingsFrom } from '../../safety/settings.js';
