@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { GUARD_DEFAULTS, NETWORK_POLICIES } from '../state/guard-defaults.js';
+import { GUARD_DEFAULTS, type NETWORK_POLICIES } from '../state/guard-defaults.js';
 
 /**
  * The guard's policy, resolved: absolute real paths and plain lists. Built from the `guard`

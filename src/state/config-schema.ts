@@ -1,6 +1,7 @@
 import type * as z from 'zod';
 import {
   choice,
+  envNameOf,
   fileSchemaOf,
   flag,
   isSection,
@@ -71,7 +72,7 @@ export const CONFIG_TABLE = {
             description: 'The Claude Code executable (a path or a name on PATH).',
             requirement: 'a path or command name',
             default: 'claude',
-            defaultIn: 'src/agents/registry.ts',
+            defaultIn: 'src/cli/settings.ts',
             envAliases: ['RALPH_CLAUDE_BIN'],
           }),
           dangerouslySkipPermissions: flag({
@@ -155,7 +156,7 @@ function collectKeys(table: Table, segments: string[]): ConfigKey[] {
         path: path.join('.'),
         segments: path,
         kind: leafKind(entry.type),
-        envVar: `RALPH_${path.map(toScreamingSnake).join('_')}`,
+        envVar: envNameOf(path),
         setting: entry,
       },
     ];
@@ -174,10 +175,6 @@ function leafKind(schema: z.ZodType): LeafKind {
   const type = schema.def.type;
   if (type === 'number' || type === 'boolean') return type;
   return type === 'array' ? 'list' : 'string';
-}
-
-function toScreamingSnake(camel: string): string {
-  return camel.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
 }
 
 /** One issue per unknown key, so each can be located and get its own suggestion. */

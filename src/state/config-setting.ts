@@ -36,9 +36,7 @@ export interface Section<C extends Table = Table> {
   readonly requirement?: string | undefined;
 }
 
-export interface Table {
-  readonly [key: string]: Setting | Section;
-}
+export type Table = Readonly<Record<string, Setting | Section>>;
 
 type Spec<T extends z.ZodType> = Omit<Setting<T>, 'type' | 'requirement'> & {
   readonly requirement?: string;
@@ -93,18 +91,31 @@ export const choice = <
 export const text = <S extends Spec<z.ZodString> & { requirement: string }>(spec: S) =>
   setting(z.string().min(1), spec);
 
-export const list = <S extends Spec<z.ZodArray<z.ZodString>> & { requirement: string }>(
-  spec: S,
-) => setting(z.array(z.string().min(1)), spec);
+export const list = <S extends Spec<z.ZodArray<z.ZodString>> & { requirement: string }>(spec: S) =>
+  setting(z.array(z.string().min(1)), spec);
 
 export function isSection(entry: Setting | Section): entry is Section {
   return 'section' in entry;
 }
 
-/** The description with its default said, as the JSON Schema and editors show it. */
-export function fullDescription(entry: Setting): string {
-  const said = defaultSentence(entry);
-  return said === '' ? entry.description : `${entry.description} ${said}`;
+/** The description with what 0 means, its default and its environment variable said. */
+export function fullDescription(entry: Setting, segments: readonly string[]): string {
+  const zero =
+    entry.zeroMeans === undefined
+      ? ''
+      : entry.zeroMeans === 'off'
+        ? '0 turns it off.'
+        : `0 means ${entry.zeroMeans}.`;
+  const environment = [envNameOf(segments), ...(entry.envAliases ?? [])].join(' or ');
+  return [entry.description, zero, defaultSentence(entry), `Environment: ${environment}.`]
+    .filter((part) => part !== '')
+    .join(' ');
+}
+
+/** `RALPH_` + the key path in SCREAMING_SNAKE_CASE: RALPH_AGENTS_CLAUDE_COMMAND. */
+export function envNameOf(segments: readonly string[]): string {
+  const snake = segments.map((part) => part.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase());
+  return `RALPH_${snake.join('_')}`;
 }
 
 function defaultSentence(entry: Setting): string {
@@ -156,15 +167,22 @@ type ResolvedShape<T extends Table> = {
       : never;
 };
 
+/** The resolved settings of a table (of one section: `Resolved<typeof HOOKS_SETTINGS.section>`). */
+export type Resolved<T extends Table> = z.output<z.ZodObject<ResolvedShape<T>, z.core.$strict>>;
+
 /** One layer of settings (a file, the environment, the flags): every key optional, none unknown. */
-export function fileSchemaOf<T extends Table>(table: T): z.ZodObject<FileShape<T>, z.core.$strict> {
+export function fileSchemaOf<T extends Table>(
+  table: T,
+  segments: readonly string[] = [],
+): z.ZodObject<FileShape<T>, z.core.$strict> {
   const shape = Object.fromEntries(
     Object.entries(table).map(([key, entry]) => {
+      const path = [...segments, key];
       if (isSection(entry)) {
-        return [key, fileSchemaOf(entry.section).optional().describe(entry.description)];
+        return [key, fileSchemaOf(entry.section, path).optional().describe(entry.description)];
       }
       const meta = {
-        description: fullDescription(entry),
+        description: fullDescription(entry, path),
         ...(entry.default === undefined ? {} : { default: entry.default }),
       };
       return [key, entry.type.meta(meta).optional()];
@@ -178,7 +196,7 @@ export function resolvedSchemaOf<T extends Table>(
   table: T,
 ): z.ZodObject<ResolvedShape<T>, z.core.$strict> {
   const shape = Object.fromEntries(
-    Object.entries(table).map(([key, entry]) => {
+    Object.entries(table).map(([key, entry]): [string, z.ZodType] => {
       if (isSection(entry)) return [key, resolvedSchemaOf(entry.section).prefault({})];
       const fallback: unknown = entry.default;
       if (fallback === undefined || entry.defaultIn !== undefined) {

@@ -83,8 +83,7 @@ export const GUARD_SETTINGS = section(
       defaultIn: BY_POLICY,
     }),
     allowSensitiveFiles: list({
-      description:
-        'Files that look secret but are not (e.g. ".env.test"), in the same glob forms.',
+      description: 'Files that look secret but are not (e.g. ".env.test"), in the same glob forms.',
       requirement: 'a list of globs',
       default: [...GUARD_DEFAULTS.allowSensitiveFiles],
       defaultIn: BY_POLICY,

@@ -1,5 +1,5 @@
-import type * as z from 'zod';
-import { flag, nonNegativeNumber, resolvedSchemaOf, section } from './config-setting.js';
+import { flag, nonNegativeNumber, section } from './config-setting.js';
+import type { Resolved } from './config-setting.js';
 
 /**
  * The `hooks` section of config.yaml: the person's hook scripts, `DIR/hooks/<point>.sh`
@@ -15,11 +15,10 @@ export const HOOKS_SETTINGS = section(
     }),
     timeoutSeconds: nonNegativeNumber({
       description: 'How long one hook may run before its process group is killed.',
-      requirement: 'a number of seconds ≥ 0 (0: no limit)',
       zeroMeans: 'no limit',
       default: 60,
     }),
   },
 );
 
-export type HooksSettings = z.output<ReturnType<typeof resolvedSchemaOf<typeof HOOKS_SETTINGS.section>>>;
+export type HooksSettings = Resolved<typeof HOOKS_SETTINGS.section>;

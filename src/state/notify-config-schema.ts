@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { flag, resolvedSchemaOf, section, setting } from './config-setting.js';
+import { flag, section, setting } from './config-setting.js';
+import type { Resolved } from './config-setting.js';
 
 /**
  * The `notify` section of config.yaml: how `ralph run` tells a person that a loop needs them
@@ -26,6 +27,4 @@ export const NOTIFY_SETTINGS = section(
   },
 );
 
-export type NotifySettings = z.output<
-  ReturnType<typeof resolvedSchemaOf<typeof NOTIFY_SETTINGS.section>>
->;
+export type NotifySettings = Resolved<typeof NOTIFY_SETTINGS.section>;

@@ -25,8 +25,7 @@ const dollars = (description: string) =>
 
 export const SAFETY_SETTINGS = {
   idleTimeoutMinutes: nonNegativeNumber({
-    description:
-      'Minutes an agent may print nothing before it is killed (the iteration fails). 0 turns it off.',
+    description: 'Minutes an agent may print nothing before it is killed (the iteration fails).',
     requirement: 'a number ≥ 0 (0: no idle timeout)',
     zeroMeans: 'off',
     default: 5,
@@ -41,19 +40,19 @@ export const SAFETY_SETTINGS = {
     {
       noProgressThreshold: wholeNumber(0, {
         description:
-          'Iterations in a row without a story newly passing that open the circuit breaker (a repeat of the previous error counts toward sameErrorThreshold instead). 0 turns it off.',
+          'Iterations in a row without a story newly passing that open the circuit breaker (a repeat of the previous error counts toward sameErrorThreshold instead).',
         zeroMeans: 'off',
         default: 3,
       }),
       sameErrorThreshold: wholeNumber(0, {
         description:
-          'Iterations in a row failing with the same error (numbers, ids, paths and times ignored) that open the circuit breaker. 0 turns it off.',
+          'Iterations in a row failing with the same error (numbers, ids, paths and times ignored) that open the circuit breaker.',
         zeroMeans: 'off',
         default: 5,
       }),
       permissionDenialThreshold: wholeNumber(0, {
         description:
-          'Iterations in a row without progress in which the agent was denied a tool, that open the circuit breaker. 0 turns it off.',
+          'Iterations in a row without progress in which the agent was denied a tool, that open the circuit breaker.',
         zeroMeans: 'off',
         default: 2,
       }),
@@ -68,8 +67,7 @@ export const SAFETY_SETTINGS = {
     'A sliding one-hour window over agent calls and tokens; ralph waits at the limit.',
     {
       callsPerHour: wholeNumber(0, {
-        description:
-          'Most agent calls (attempts) in any hour; at the limit ralph waits. 0 turns it off.',
+        description: 'Most agent calls (attempts) in any hour; at the limit ralph waits.',
         requirement: 'a whole number ≥ 0 (0: no limit)',
         zeroMeans: 'off',
         default: 100,
@@ -121,8 +119,7 @@ export const SAFETY_SETTINGS = {
       default: 5,
     }),
     maxBackoffMinutes: positiveNumber({
-      description:
-        'The longest wait on a usage limit whose reset time is unknown, in minutes.',
+      description: 'The longest wait on a usage limit whose reset time is unknown, in minutes.',
       default: 60,
     }),
     askTimeoutSeconds: positiveNumber({
