@@ -72,6 +72,7 @@ export const CONFIG_TABLE = {
             description: 'The Claude Code executable (a path or a name on PATH).',
             requirement: 'a path or command name',
             default: 'claude',
+            defaultText: '`claude` on PATH',
             defaultIn: 'src/cli/settings.ts',
             envAliases: ['RALPH_CLAUDE_BIN'],
           }),
