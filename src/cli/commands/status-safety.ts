@@ -29,7 +29,7 @@ export interface SafetyReport {
     message: string;
     storyId: string;
     /** What the next `ralph run` does about it (config usageLimit.action). */
-    nextRun: 'wait' | 'exit' | 'ask';
+    nextRun: Config['usageLimit']['action'];
   } | null;
   rate: { callsLastHour: number; callsPerHour: number | null; tokensLastHour: number };
 }
