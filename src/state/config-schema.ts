@@ -167,7 +167,7 @@ function collectKeys(table: Table, segments: string[]): ConfigKey[] {
 function collectRequirements(table: Table, segments: string[]): [string, string][] {
   return Object.entries(table).flatMap(([key, entry]: [string, Setting | Section]) => {
     const path = [...segments, key];
-    const own: [string, string] = [path.join('.'), requirementOf(key, entry)];
+    const own: [string, string] = [path.join('.'), requirementOf(entry)];
     return isSection(entry) ? [own, ...collectRequirements(entry.section, path)] : [own];
   });
 }

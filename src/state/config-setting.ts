@@ -138,7 +138,8 @@ export function defaultTextOf(entry: Setting): string {
   return entry.default === undefined ? 'none' : formatValue(entry.default);
 }
 
-export function requirementOf(key: string, entry: Setting | Section): string {
+/** What a valid value looks like; a section without its own words lists its keys. */
+export function requirementOf(entry: Setting | Section): string {
   if (!isSection(entry)) return entry.requirement;
   if (entry.requirement !== undefined) return entry.requirement;
   const keys = Object.keys(entry.section);
