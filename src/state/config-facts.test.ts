@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { choicesOf, defaultHelpOf, defaultOf, settingAt, withDefault } from './config-facts.js';
+import {
+  choicesOf,
+  configLayerOf,
+  defaultHelpOf,
+  defaultOf,
+  settingAt,
+  withDefault,
+} from './config-facts.js';
 import { configSchema } from './config-schema.js';
 
 describe('config facts', () => {
@@ -32,6 +39,23 @@ describe('config facts', () => {
     expect(defaultHelpOf('rateLimit.callsPerHour')).toBe('default 100; 0: off');
     expect(defaultHelpOf('usageLimit.action')).toBe('default wait');
     expect(defaultHelpOf('budget.maxCostUsd')).toBe('default: no limit');
+  });
+
+  it('build a config layer from values by path, leaving out what was not given', () => {
+    const layer = configLayerOf({
+      maxIterations: 5,
+      timeoutMinutes: undefined,
+      'budget.maxCostUsd': 2,
+      'usageLimit.action': 'exit',
+      'agents.claude.dangerouslySkipPermissions': true,
+    });
+    expect(layer).toEqual({
+      maxIterations: 5,
+      budget: { maxCostUsd: 2 },
+      usageLimit: { action: 'exit' },
+      agents: { claude: { dangerouslySkipPermissions: true } },
+    });
+    expect(configLayerOf({})).toEqual({});
   });
 
   it('refuse a path that is not a setting', () => {

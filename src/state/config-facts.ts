@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { CONFIG_KEYS, type CONFIG_TABLE } from './config-schema.js';
+import { CONFIG_KEYS, type CONFIG_TABLE, type ConfigFile } from './config-schema.js';
 import { defaultTextOf, type Section, type Setting, type Table } from './config-setting.js';
 
 /**
@@ -73,4 +73,30 @@ export function defaultHelpOf(path: SettingPath): string {
  * → "most iterations (default 20)". */
 export function withDefault(help: string, path: SettingPath): string {
   return `${help} (${defaultHelpOf(path)})`;
+}
+
+/** The value a setting takes in one layer (a file, the environment, the flags). */
+export type ValueAt<P extends SettingPath> = z.input<SettingAt<P>['type']>;
+
+/**
+ * A config layer from values by dotted path, for flags that stand for settings:
+ * `configLayerOf({ maxIterations: 5, 'budget.maxCostUsd': 2 })` →
+ * `{ maxIterations: 5, budget: { maxCostUsd: 2 } }`. Undefined values are left out, so
+ * options the user did not give do not override the other sources.
+ */
+export function configLayerOf(values: { [P in SettingPath]?: ValueAt<P> | undefined }): ConfigFile {
+  const layer: Record<string, unknown> = {};
+  for (const [path, value] of Object.entries(values) as [string, unknown][]) {
+    if (value === undefined) continue;
+    const segments = path.split('.');
+    const last = segments.pop() ?? path;
+    let target = layer;
+    for (const segment of segments) {
+      const child = (target[segment] ??= {}) as Record<string, unknown>;
+      target = child;
+    }
+    target[last] = value;
+  }
+  // Each value was typed by its path above; the nesting is what ConfigFile spells out.
+  return layer;
 }
