@@ -203,8 +203,9 @@ export function resolvedSchemaOf<T extends Table>(
       if (fallback === undefined || entry.defaultIn !== undefined) {
         return [key, entry.type.optional()];
       }
-      // A fresh copy each time: a caller that changes its config must not change the default.
-      return [key, entry.type.default(() => structuredClone(fallback))];
+      // Lists are copied each time: a caller that changes its config must not change the default.
+      const value = Array.isArray(fallback) ? () => [...(fallback as unknown[])] : fallback;
+      return [key, entry.type.default(value)];
     }),
   );
   return z.strictObject(shape) as unknown as z.ZodObject<ResolvedShape<T>, z.core.$strict>;
