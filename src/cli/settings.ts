@@ -1,5 +1,6 @@
 import { createAgent } from '../agents/registry.js';
 import type { AgentProbe } from '../agents/types.js';
+import { defaultOf } from '../state/config-facts.js';
 import type { Config, ConfigFile } from '../state/config-schema.js';
 import { loadConfig, type ConfigSource } from '../state/config.js';
 import { findGitRepo } from '../state/git.js';
@@ -38,7 +39,7 @@ export async function loadCommandConfig(context: CliContext): Promise<Config> {
 /** The agent ralph would run, as configured: RALPH_CLAUDE_BIN / agents.claude.command / `claude` on PATH. */
 export function agentProbeFor(config: Config, context: CliContext): AgentProbe {
   return createAgent(config.agent, {
-    command: config.agents.claude.command ?? 'claude',
+    command: config.agents.claude.command ?? defaultOf('agents.claude.command'),
     env: context.env,
   });
 }

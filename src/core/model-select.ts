@@ -1,6 +1,8 @@
 import type { Story, TaskList } from '../plan/types.js';
+import type { Profile } from '../state/config-schema.js';
 
-export type Profile = 'quality' | 'balanced' | 'budget';
+// The profiles are a config setting's choices (state/config-schema.ts PROFILES).
+export type { Profile };
 
 /** The model a profile runs stories with: quality buys capability, budget buys cost. */
 export const PROFILE_MODELS: Readonly<Record<Profile, string>> = {

@@ -1,9 +1,10 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
+import { GUARD_DEFAULTS, type NETWORK_POLICIES } from '../state/guard-defaults.js';
 
 /**
  * The guard's policy, resolved: absolute real paths and plain lists. Built from the `guard`
- * section of the configuration (state/config-schema.ts documents every key and its default)
+ * section of the configuration (state/guard-config-schema.ts documents every key and its default)
  * by `resolvePolicy`; the rules that need no configuration live in the code (commands.ts,
  * sensitive.ts), so the default lets ordinary development run while the dangerous set stays
  * denied even with an empty config.
@@ -11,7 +12,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 
 export type Decision = 'allow' | 'deny' | 'ask';
 
-export type NetworkPolicy = 'allow' | 'ask' | 'deny';
+export type NetworkPolicy = (typeof NETWORK_POLICIES)[number];
 
 /** The `guard` settings as configured (every key optional; see config-schema.ts). */
 export interface GuardSettings {
@@ -65,27 +66,8 @@ export interface GuardPolicy {
   unseenWriter?: string | undefined;
 }
 
-export const DEFAULT_GUARD_SETTINGS = {
-  network: 'allow',
-  allowCommands: [],
-  askCommands: [],
-  denyCommands: [],
-  allowPatterns: [],
-  askPatterns: [],
-  denyPatterns: [
-    'git push --force*',
-    'git push -f*',
-    'git push * --force*',
-    'git push * -f*',
-    'npm publish*',
-    'chmod 777 *',
-    'chmod -R 777 *',
-  ],
-  writablePaths: ['/tmp'],
-  protectedPaths: [],
-  sensitiveFiles: [],
-  allowSensitiveFiles: [],
-} as const satisfies Required<GuardSettings>;
+/** The configurable lists' defaults (stated in config.yaml's table, which refers to these). */
+export const DEFAULT_GUARD_SETTINGS = GUARD_DEFAULTS satisfies Required<GuardSettings>;
 
 /** Files the agent must never write or delete, relative to the project root. */
 const BUILT_IN_PROTECTED = [

@@ -5,7 +5,7 @@ import type { Reporter } from '../core/events.js';
 import type { LoopDependencies } from '../core/loop-types.js';
 import type { Clock } from '../safety/clock.js';
 import type { ConfigFile } from '../state/config-schema.js';
-import { configFields } from '../state/config-schema.js';
+import { configLayerOf as layerOf, settingAt } from '../state/config-facts.js';
 import { RalphError } from '../util/errors.js';
 
 /**
@@ -43,18 +43,18 @@ export const runOptionsSchema = z.strictObject({
   ),
   /** Where the user config lives (`~/.config/ralph`); default env.HOME. */
   homeDir: z.string().optional(),
-  maxIterations: configFields.maxIterations.optional(),
-  timeoutMinutes: configFields.timeoutMinutes.optional(),
+  maxIterations: settingAt('maxIterations').type.optional(),
+  timeoutMinutes: settingAt('timeoutMinutes').type.optional(),
   /** A prompt template file; default DIR/prompt.md, else the built-in one. */
   promptFile: z.string().min(1).optional(),
-  model: configFields.model.optional(),
-  profile: configFields.profile.optional(),
-  pauseSeconds: configFields.pauseSeconds.optional(),
-  idleTimeoutMinutes: configFields.idleTimeoutMinutes.optional(),
-  maxCostUsd: configFields.maxCostUsd.optional(),
-  onUsageLimit: configFields.usageLimitAction.optional(),
+  model: settingAt('model').type.optional(),
+  profile: settingAt('profile').type.optional(),
+  pauseSeconds: settingAt('pauseSeconds').type.optional(),
+  idleTimeoutMinutes: settingAt('idleTimeoutMinutes').type.optional(),
+  maxCostUsd: settingAt('budget.maxCostUsd').type.optional(),
+  onUsageLimit: settingAt('usageLimit.action').type.optional(),
   /** `--rate-limit`: most agent calls in any hour (0: off). */
-  callsPerHour: configFields.callsPerHour.optional(),
+  callsPerHour: settingAt('rateLimit.callsPerHour').type.optional(),
   resetBreaker: z.boolean().optional(),
   dangerouslySkipPermissions: z.boolean().optional(),
   skipPreflight: z.boolean().optional(),
@@ -65,7 +65,10 @@ export const runOptionsSchema = z.strictObject({
   /** The agent: its executable (default RALPH_CLAUDE_BIN / agents.claude.command / `claude`), or an adapter. */
   agent: z
     .union([
-      z.strictObject({ id: configFields.agent.optional(), command: z.string().min(1).optional() }),
+      z.strictObject({
+        id: settingAt('agent').type.optional(),
+        command: z.string().min(1).optional(),
+      }),
       z.strictObject({ adapter: adapterSchema }),
     ])
     .optional(),
@@ -121,30 +124,20 @@ export function checkRunOptions(options: RunOptions): CheckedRunOptions {
 
 /** The flags' layer of the configuration: it wins over RALPH_*, config files and defaults. */
 export function configLayerOf(options: CheckedRunOptions): ConfigFile {
-  const layer: ConfigFile = {};
-  const set = <K extends keyof ConfigFile>(key: K, value: ConfigFile[K] | undefined): void => {
-    if (value !== undefined) layer[key] = value;
-  };
-  set('maxIterations', options.maxIterations);
-  set('timeoutMinutes', options.timeoutMinutes);
-  set('model', options.model);
-  set('profile', options.profile);
-  set('pauseSeconds', options.pauseSeconds);
-  set('idleTimeoutMinutes', options.idleTimeoutMinutes);
-  if (options.maxCostUsd !== undefined) layer.budget = { maxCostUsd: options.maxCostUsd };
-  if (options.onUsageLimit !== undefined) layer.usageLimit = { action: options.onUsageLimit };
-  if (options.callsPerHour !== undefined) layer.rateLimit = { callsPerHour: options.callsPerHour };
-  const agent = options.agent;
-  if (agent !== undefined && 'id' in agent) set('agent', agent.id);
-  const command = agent !== undefined && 'command' in agent ? agent.command : undefined;
-  const skip = options.dangerouslySkipPermissions === true ? true : undefined;
-  if (command !== undefined || skip !== undefined) {
-    layer.agents = {
-      claude: {
-        ...(command === undefined ? {} : { command }),
-        ...(skip === undefined ? {} : { dangerouslySkipPermissions: skip }),
-      },
-    };
-  }
-  return layer;
+  const agent = options.agent !== undefined && 'adapter' in options.agent ? {} : options.agent;
+  return layerOf({
+    maxIterations: options.maxIterations,
+    timeoutMinutes: options.timeoutMinutes,
+    model: options.model,
+    profile: options.profile,
+    pauseSeconds: options.pauseSeconds,
+    idleTimeoutMinutes: options.idleTimeoutMinutes,
+    'budget.maxCostUsd': options.maxCostUsd,
+    'usageLimit.action': options.onUsageLimit,
+    'rateLimit.callsPerHour': options.callsPerHour,
+    agent: agent?.id,
+    'agents.claude.command': agent?.command,
+    'agents.claude.dangerouslySkipPermissions':
+      options.dangerouslySkipPermissions === true ? true : undefined,
+  });
 }

@@ -20,7 +20,7 @@ import {
   type CheckedRunOptions,
   type RunOptions,
 } from './options.js';
-import { safetySettingsFrom } from './safety-settings.js';
+import { safetySettingsFrom } from '../safety/settings.js';
 
 /** Everything a run needs, resolved from options, config and the loop directory; nothing started. */
 export interface RunPlan {

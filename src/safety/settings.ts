@@ -1,10 +1,12 @@
+import { configSchema, type Config } from '../state/config-schema.js';
+import { USAGE_LIMIT_ACTIONS } from '../state/safety-config-schema.js';
 import type { BudgetLimits } from './budget.js';
 import type { BreakerConfig } from './circuit-breaker.js';
 import type { UsageLimitBackoff } from './limits.js';
 import type { RateLimitConfig } from './rate-limiter.js';
 import type { RetryConfig } from './retry.js';
 
-export const USAGE_LIMIT_ACTIONS = ['wait', 'exit', 'ask'] as const;
+export { USAGE_LIMIT_ACTIONS };
 export type UsageLimitAction = (typeof USAGE_LIMIT_ACTIONS)[number];
 
 /** Every threshold of the safety policies, resolved (config.yaml keys map onto these). */
@@ -26,26 +28,52 @@ export interface SafetySettings {
   resultGraceMs: number;
 }
 
-const MINUTE = 60_000;
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
 
-export const DEFAULT_SAFETY: SafetySettings = {
-  breaker: {
-    noProgressThreshold: 3,
-    sameErrorThreshold: 5,
-    permissionDenialThreshold: 2,
-    cooldownMs: 30 * MINUTE,
-  },
-  resetBreaker: false,
-  rateLimit: { callsPerHour: 100, tokensPerHour: undefined },
-  budget: { maxCostUsd: undefined, maxStoryCostUsd: undefined },
-  retry: { maxRetries: 3, baseDelayMs: 2000, maxDelayMs: 60_000, jitter: 0.2 },
-  usageLimit: {
-    action: 'wait',
-    askTimeoutMs: 30_000,
-    marginMs: MINUTE,
-    unknownBaseMs: 5 * MINUTE,
-    unknownMaxMs: 60 * MINUTE,
-  },
-  idleTimeoutMs: 5 * MINUTE,
-  resultGraceMs: 30_000,
-};
+/** The resolved configuration in the units the policies work in. */
+export function safetySettingsFrom(
+  config: Pick<
+    Config,
+    | 'circuitBreaker'
+    | 'rateLimit'
+    | 'budget'
+    | 'retry'
+    | 'usageLimit'
+    | 'idleTimeoutMinutes'
+    | 'resultGraceSeconds'
+  >,
+  resetBreaker: boolean,
+): SafetySettings {
+  const { circuitBreaker, rateLimit, budget, retry, usageLimit } = config;
+  return {
+    breaker: {
+      noProgressThreshold: circuitBreaker.noProgressThreshold,
+      sameErrorThreshold: circuitBreaker.sameErrorThreshold,
+      permissionDenialThreshold: circuitBreaker.permissionDenialThreshold,
+      cooldownMs: circuitBreaker.cooldownMinutes * MINUTE,
+    },
+    resetBreaker,
+    rateLimit: { callsPerHour: rateLimit.callsPerHour, tokensPerHour: rateLimit.tokensPerHour },
+    budget: { maxCostUsd: budget.maxCostUsd, maxStoryCostUsd: budget.maxStoryCostUsd },
+    retry: {
+      maxRetries: retry.maxRetries,
+      baseDelayMs: retry.baseDelaySeconds * SECOND,
+      maxDelayMs: retry.maxDelaySeconds * SECOND,
+      jitter: 0.2,
+    },
+    usageLimit: {
+      action: usageLimit.action,
+      askTimeoutMs: usageLimit.askTimeoutSeconds * SECOND,
+      marginMs: usageLimit.marginSeconds * SECOND,
+      unknownBaseMs: usageLimit.firstBackoffMinutes * MINUTE,
+      unknownMaxMs: usageLimit.maxBackoffMinutes * MINUTE,
+    },
+    // 0 turns the idle limit off: spawn treats 0 as "none".
+    idleTimeoutMs: config.idleTimeoutMinutes * MINUTE,
+    resultGraceMs: config.resultGraceSeconds * SECOND,
+  };
+}
+
+/** The policies as the configuration's defaults set them (a library run that passes none). */
+export const DEFAULT_SAFETY: SafetySettings = safetySettingsFrom(configSchema.parse({}), false);

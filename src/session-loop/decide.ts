@@ -13,7 +13,7 @@ import { serialiseLoopFile, type LoopFile } from './state-file.js';
  *  - a session handles at most one loop: its own (oldest first), else it claims ONE unclaimed loop
  *    (the oldest), so a second terminal's fresh loop is not swallowed by a session that has one;
  *  - `stop_hook_active` is deliberately ignored: re-blocking is the whole point of a loop, and the
- *    iteration limit plus the backstop (config, default 500) bound it.
+ *    iteration limit plus the backstop (config loop.backstopIterations) bound it.
  */
 
 export type LoopEntry =

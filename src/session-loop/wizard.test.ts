@@ -45,6 +45,16 @@ describe('runWizard', () => {
     expect(io.said.join('\n')).toMatch(/Bad: {2}"make it work well"/);
   });
 
+  it('names the configured backstop in the limit question (else the config default)', async () => {
+    const answers = ['task', '`npm test` passes', '', '5', '', 'y'];
+    const configured = scripted(answers);
+    await runWizard(configured, { loopId: 'abc12345', backstopIterations: 80 });
+    expect(configured.asked.join('\n')).toContain('(0 = no limit, backstop 80)');
+    const unconfigured = scripted(answers);
+    await runWizard(unconfigured, { loopId: 'abc12345' });
+    expect(unconfigured.asked.join('\n')).toContain('(0 = no limit, backstop 500)');
+  });
+
   it('teaches on a vague criterion and takes the rewrite; defaults on empty answers', async () => {
     const io = scripted([
       '',

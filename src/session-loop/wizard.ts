@@ -1,3 +1,4 @@
+import { defaultOf } from '../state/config-facts.js';
 import { promiseProblem, normalisePromise } from './promise.js';
 import { checkPrompt } from './prompt-check.js';
 
@@ -33,7 +34,12 @@ const CHECKABLE =
 
 export async function runWizard(
   io: WizardIo,
-  options: { loopId: string; task?: string | undefined },
+  options: {
+    loopId: string;
+    task?: string | undefined;
+    /** config loop.backstopIterations, named in the limit question. */
+    backstopIterations?: number | undefined;
+  },
 ): Promise<WizardResult> {
   io.say('ralph loop wizard: the same prompt is given to Claude at every stop until it prints');
   io.say(
@@ -50,7 +56,10 @@ export async function runWizard(
   io.say('        "npx tsc --noEmit reports no errors"');
   const criteria = await askCriteria(io);
 
-  const maxIterations = await askNumber(io);
+  const maxIterations = await askNumber(
+    io,
+    options.backstopIterations ?? defaultOf('loop.backstopIterations'),
+  );
   const completionPromise = await askPromise(io);
   const prompt = buildPrompt({
     task,
@@ -125,11 +134,11 @@ async function askCriteria(io: WizardIo): Promise<string[]> {
   }
 }
 
-async function askNumber(io: WizardIo): Promise<number> {
+async function askNumber(io: WizardIo, backstop: number): Promise<number> {
   io.say('\nIteration limit: the loop stops after this many iterations even without the promise.');
   for (;;) {
     const text = (
-      await answer(io, `Maximum iterations (0 = no limit, backstop 500) [${DEFAULT_MAX}]: `)
+      await answer(io, `Maximum iterations (0 = no limit, backstop ${backstop}) [${DEFAULT_MAX}]: `)
     ).trim();
     if (text === '') return DEFAULT_MAX;
     if (/^\d+$/.test(text)) return Number(text);

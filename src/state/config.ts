@@ -7,7 +7,6 @@ import type { SourceLocation } from '../util/errors.js';
 import {
   CONFIG_ENV_ALIASES,
   CONFIG_KEYS,
-  CONFIG_REQUIREMENTS,
   configFileSchema,
   configSchema,
   explainIssue,
@@ -186,7 +185,7 @@ function coerce(key: ConfigKey, variable: string, raw: string): unknown {
     configError([
       {
         problem: `invalid value ${JSON.stringify(raw)} for ${key.path}`,
-        hint: `${key.path} must be ${CONFIG_REQUIREMENTS[key.path] ?? `a ${key.kind}`}.`,
+        hint: `${key.path} must be ${key.setting.requirement}.`,
         where: `environment variable ${variable}`,
       },
     ]);

@@ -83,6 +83,7 @@ export function loopCommand(
       const reader = createLineReader(stdin);
       try {
         const id = newLoopId();
+        const { backstopIterations } = (await loadCommandConfig(context)).loop;
         const answers = await runWizard(
           {
             ask: (question) => {
@@ -93,7 +94,7 @@ export function loopCommand(
               writeLine(context.stdout, text);
             },
           },
-          { loopId: id, task },
+          { loopId: id, task, backstopIterations },
         );
         reader.close();
         const started = await startLoop({

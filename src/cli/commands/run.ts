@@ -1,7 +1,8 @@
-import { Command, InvalidArgumentError, Option } from '@commander-js/extra-typings';
+import { Command, Option } from '@commander-js/extra-typings';
 import { planRun } from '../../run/plan.js';
 import { homeDirOf, type CliContext } from '../context.js';
 import { reportError } from '../exit.js';
+import { choicesOf, parseSetting, withDefault } from '../setting-option.js';
 import type { SetExitCode } from '../program.js';
 import { childRunArgs, detachRun } from './run-background.js';
 import { printDryRun } from './run-dry.js';
@@ -21,11 +22,15 @@ export function runCommand(context: CliContext, setExitCode: SetExitCode) {
         'limit with --on-usage-limit exit; 130 interrupted.',
     )
     .argument('[dir]', 'loop directory (default: .ralph/<git branch>/)')
-    .option('-n, --max-iterations <n>', 'most iterations in this run (default 20)', parseCount)
+    .option(
+      '-n, --max-iterations <n>',
+      withDefault('most iterations in this run', 'maxIterations'),
+      parseSetting('maxIterations'),
+    )
     .option(
       '-t, --timeout <minutes>',
-      'minutes one iteration may take before the agent is killed (default 15)',
-      parsePositive,
+      withDefault('minutes one iteration may take before the agent is killed', 'timeoutMinutes'),
+      parseSetting('timeoutMinutes'),
     )
     .option(
       '-p, --prompt <file>',
@@ -39,32 +44,42 @@ export function runCommand(context: CliContext, setExitCode: SetExitCode) {
       new Option(
         '--profile <profile>',
         'model profile: quality (opus), balanced (sonnet), budget (haiku)',
-      ).choices(['quality', 'balanced', 'budget'] as const),
+      ).choices(choicesOf('profile')),
     )
-    .option('--pause <seconds>', 'seconds to wait between iterations (default 2)', parseNonNegative)
+    .option(
+      '--pause <seconds>',
+      withDefault('seconds to wait between iterations', 'pauseSeconds'),
+      parseSetting('pauseSeconds'),
+    )
     .option(
       '--idle-timeout <minutes>',
-      'minutes the agent may print nothing before it is killed (default 5; 0: off)',
-      parseNonNegative,
+      withDefault('minutes the agent may print nothing before it is killed', 'idleTimeoutMinutes'),
+      parseSetting('idleTimeoutMinutes'),
     )
     .option(
       '--max-cost <usd>',
       'end the run (exit 1) once it has cost this many US dollars',
-      parsePositive,
+      parseSetting('budget.maxCostUsd'),
     )
     .addOption(
       new Option(
         '--on-usage-limit <action>',
-        'on a usage limit: wait for the reset, exit (exit code 2), or ask (default wait)',
-      ).choices(['wait', 'exit', 'ask'] as const),
+        withDefault(
+          'on a usage limit: wait for the reset, exit (exit code 2), or ask',
+          'usageLimit.action',
+        ),
+      ).choices(choicesOf('usageLimit.action')),
     )
     .option(
       '--rate-limit <calls>',
-      'most agent calls in any hour; ralph waits at the limit (default 100; 0: off)',
-      parseWhole,
+      withDefault(
+        'most agent calls in any hour; ralph waits at the limit',
+        'rateLimit.callsPerHour',
+      ),
+      parseSetting('rateLimit.callsPerHour'),
     )
     .option('--reset-breaker', 'close the circuit breaker (after fixing what opened it) and run')
-    .addOption(new Option('--agent <agent>', 'the agent CLI to run').choices(['claude'] as const))
+    .addOption(new Option('--agent <agent>', 'the agent CLI to run').choices(choicesOf('agent')))
     .option(
       '--dangerously-skip-permissions',
       'let the agent run every tool without asking (passed to Claude Code)',
@@ -128,32 +143,4 @@ export function runCommand(context: CliContext, setExitCode: SetExitCode) {
         setExitCode(reportError(error, context, json));
       }
     });
-}
-
-function parseCount(value: string): number {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 1) throw invalid(value, 'a whole number ≥ 1');
-  return number;
-}
-
-function parsePositive(value: string): number {
-  const number = Number(value);
-  if (!Number.isFinite(number) || number <= 0) throw invalid(value, 'a number > 0');
-  return number;
-}
-
-function parseWhole(value: string): number {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 0) throw invalid(value, 'a whole number ≥ 0');
-  return number;
-}
-
-function parseNonNegative(value: string): number {
-  const number = Number(value);
-  if (!Number.isFinite(number) || number < 0) throw invalid(value, 'a number ≥ 0');
-  return number;
-}
-
-function invalid(value: string, what: string): InvalidArgumentError {
-  return new InvalidArgumentError(`expected ${what}, got ${JSON.stringify(value)}`);
 }

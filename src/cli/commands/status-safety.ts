@@ -4,7 +4,7 @@ import { readSafety } from '../../safety/store.js';
 import type { Config } from '../../state/config-schema.js';
 import type { Status } from '../../state/status.js';
 import { writeLine } from '../context.js';
-import { safetySettingsFrom } from '../../run/safety-settings.js';
+import { safetySettingsFrom } from '../../safety/settings.js';
 
 /**
  * The safety part of `ralph status`: cost and tokens (run, per story), the circuit breaker, a
@@ -29,7 +29,7 @@ export interface SafetyReport {
     message: string;
     storyId: string;
     /** What the next `ralph run` does about it (config usageLimit.action). */
-    nextRun: 'wait' | 'exit' | 'ask';
+    nextRun: Config['usageLimit']['action'];
   } | null;
   rate: { callsLastHour: number; callsPerHour: number | null; tokensLastHour: number };
 }
