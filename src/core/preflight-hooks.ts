@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { HOOK_POINTS, loopPaths } from '../state/paths.js';
-import type { PreflightCheck } from './preflight.js';
+import type { PreflightCheck } from './preflight-check.js';
 
 /**
  * The hook scripts in DIR/hooks/: which points have one, and any file there that no point will

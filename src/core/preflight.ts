@@ -7,6 +7,7 @@ import { parseSpec, structureProblems, type Spec } from '../plan/spec.js';
 import { findGitRepo } from '../state/git.js';
 import { findTaskListFile, isFile, loopPaths, resolveLoopDir } from '../state/paths.js';
 import { formatLocation, RalphError } from '../util/errors.js';
+import type { CheckStatus, PreflightCheck } from './preflight-check.js';
 import { checkHooks } from './preflight-hooks.js';
 
 /**
@@ -14,19 +15,7 @@ import { checkHooks } from './preflight-hooks.js';
  * starts. `ralph validate` prints it; `ralph run` refuses to start when a check fails.
  */
 
-export type CheckStatus = 'pass' | 'warn' | 'fail';
-
-export interface PreflightCheck {
-  /**
-   * Stable machine name: branch, protected-branch, folder, files, hooks, task-list, spec, sync,
-   * agent, nested.
-   */
-  name: string;
-  status: CheckStatus;
-  message: string;
-  details: string[];
-  hint: string | undefined;
-}
+export type { CheckStatus, PreflightCheck } from './preflight-check.js';
 
 export interface PreflightReport {
   ok: boolean;

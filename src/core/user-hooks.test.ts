@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fakeAgent, loopDir, pass, run } from '../../test/fixtures/core/engine-fakes.js';
 import type { HookPoint } from '../state/paths.js';
-import type { HookRunner, HookVariables } from './user-hooks.js';
+import type { HookRunner, HookVariables } from './loop-types.js';
 
 /** The engine calls the person's hooks at the spec's points, with the spec's variables. */
 

@@ -1,4 +1,4 @@
-import type { LoopContext, Stop } from './loop-types.js';
+import type { HookVariables, LoopContext, Stop } from './loop-types.js';
 import type { HookPoint } from '../state/paths.js';
 
 /**
@@ -7,23 +7,6 @@ import type { HookPoint } from '../state/paths.js';
  * (`LoopDependencies.hooks`): the CLI supplies one that runs the scripts (src/hooks/). A hook
  * that fails or hangs is reported as a warning and never stops the loop.
  */
-
-export type HookVariables = Record<string, string>;
-
-export interface HookRunner {
-  /**
-   * Runs the hook for `point` when the person wrote one. Resolves with what went wrong (exit
-   * code, timeout), or undefined when it ran fine or there is none. `urgent`: the run is being
-   * interrupted, so the hook gets only a few seconds; so does a hook still running when
-   * `signal` aborts (Ctrl+C, `ralph stop`).
-   */
-  run(
-    point: HookPoint,
-    variables: HookVariables,
-    urgent: boolean,
-    signal: AbortSignal,
-  ): Promise<string | undefined>;
-}
 
 export async function callHook(
   ctx: LoopContext,

@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
+import { loopControlPaths, loopPaths, projectControlPaths, projectPaths } from '../state/paths.js';
 
 /**
  * The guard's policy, resolved: absolute real paths and plain lists. Built from the `guard`
@@ -87,27 +88,17 @@ export const DEFAULT_GUARD_SETTINGS = {
   allowSensitiveFiles: [],
 } as const satisfies Required<GuardSettings>;
 
-/** Files the agent must never write or delete, relative to the project root. */
+/**
+ * Files the agent must never write or delete, relative to the project root: git's and Claude
+ * Code's. ralph's own (its config, the interactive guard's audit log, a loop directory's control
+ * files) come from state/paths.ts, the one place that names them.
+ */
 const BUILT_IN_PROTECTED = [
   '.git',
   '.claude/settings.json',
   '.claude/settings.local.json',
   '.claude/hooks',
   '.mcp.json',
-  '.ralph/config.yaml',
-  // The interactive guard's audit log (`ralph setup --guard`): the agent must not erase it.
-  '.ralph/logs',
-];
-
-/** Files ralph keeps in a loop directory that the agent must not touch (prd.json it may). */
-const LOOP_DIR_PROTECTED = [
-  'config.yaml',
-  'hooks',
-  'logs',
-  'status.json',
-  'events.jsonl',
-  'safety.json',
-  '.ralph.lock',
 ];
 
 export interface ResolvePolicyInput {
@@ -135,7 +126,8 @@ export function resolvePolicy(input: ResolvePolicyInput): GuardPolicy {
     ),
     protectedPaths: [
       ...BUILT_IN_PROTECTED.map(inProject),
-      ...(loopDir === undefined ? [] : LOOP_DIR_PROTECTED.map((name) => join(loopDir, name))),
+      ...projectControlPaths(projectPaths(projectRoot)).map(inProject),
+      ...(loopDir === undefined ? [] : loopControlPaths(loopPaths(loopDir))),
       ...settings.protectedPaths.map(inProject),
     ],
     network: settings.network,

@@ -9,9 +9,8 @@ import { runLoop } from '../../core/engine.js';
 import { systemClock } from '../../safety/clock.js';
 import { loopPaths, projectPaths } from '../../state/paths.js';
 import { RalphError } from '../../util/errors.js';
-import { writeLine, type CliContext } from '../context.js';
+import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { reportError } from '../exit.js';
-import type { SetExitCode } from '../program.js';
 import type { PreparedRun } from './run-prepare.js';
 import { startRun } from './run-start.js';
 

@@ -8,10 +8,9 @@ import { projectDirOf } from '../../session-loop/project.js';
 import { readLoopEntries } from '../../session-loop/store.js';
 import { runWizard, WizardAborted } from '../../session-loop/wizard.js';
 import { RalphError } from '../../util/errors.js';
-import { writeLine, type CliContext } from '../context.js';
+import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { ExitCode, reportError } from '../exit.js';
 import { writeJson } from '../output.js';
-import type { SetExitCode } from '../program.js';
 import { loadCommandConfig } from '../settings.js';
 import { printLoops, reportStarted } from './loop-report.js';
 

@@ -15,9 +15,8 @@ import {
 } from '../../session-loop/settings-installer.js';
 import { installGuardSettings } from '../../guard/setup-settings.js';
 import { RalphError } from '../../util/errors.js';
-import { writeLine, type CliContext } from '../context.js';
+import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { reportError } from '../exit.js';
-import type { SetExitCode } from '../program.js';
 
 /** `ralph setup --stop-hook | --plugin`: connects in-session loops to Claude Code. Idempotent. */
 export function setupCommand(context: CliContext, setExitCode: SetExitCode) {

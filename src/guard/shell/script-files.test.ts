@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { decide } from '../decide.js';
 import { resolvePolicy } from '../policy.js';
 
-/** Scripts the guard reads before they run; the table (decide.cases.ts) has the main cases. */
+/** Scripts the guard reads before they run; the table (test/fixtures/guard/tool-call-table.ts) has the main cases. */
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'ralph-guard-scripts-')));
 const project = join(root, 'project');
