@@ -64,7 +64,7 @@ export interface LoopDependencies {
   askUsageLimit?:
     ((question: UsageLimitQuestion, signal: AbortSignal) => Promise<UsageLimitAnswer>) | undefined;
   /** The person's hook scripts (`hooks/<point>.sh`); none are run without it. */
-  hooks?: HookRunner | undefined;
+  hooks?: UserHookRunner | undefined;
 }
 
 export interface LoopResult {
@@ -109,9 +109,9 @@ export interface LoopContext {
 }
 
 /** The person's hook scripts (`hooks/<point>.sh`) as the engine sees them: a port the CLI fills. */
-export type HookVariables = Record<string, string>;
+export type UserHookVariables = Record<string, string>;
 
-export interface HookRunner {
+export interface UserHookRunner {
   /**
    * Runs the hook for `point` when the person wrote one. Resolves with what went wrong (exit
    * code, timeout), or undefined when it ran fine or there is none. `urgent`: the run is being
@@ -120,7 +120,7 @@ export interface HookRunner {
    */
   run(
     point: HookPoint,
-    variables: HookVariables,
+    variables: UserHookVariables,
     urgent: boolean,
     signal: AbortSignal,
   ): Promise<string | undefined>;

@@ -8,7 +8,7 @@ import { findGitRepo } from '../state/git.js';
 import { findTaskListFile, isFile, loopPaths, resolveLoopDir } from '../state/paths.js';
 import { formatLocation, RalphError } from '../util/errors.js';
 import type { CheckStatus, PreflightCheck } from './preflight-check.js';
-import { checkHooks } from './preflight-hooks.js';
+import { checkUserHooks } from './preflight-hooks.js';
 
 /**
  * The preflight of the Ralph Hybrid spec: everything a run needs, checked before any agent
@@ -151,7 +151,7 @@ async function checkLoopDir(
     );
   }
 
-  await checkHooks(loopDir, checks);
+  await checkUserHooks(loopDir, checks);
   const document = found === undefined ? undefined : await checkTaskList(found.path, checks);
   if (document !== undefined) checkMcpServers(document, options, checks);
   if (hasSpec) {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DANGEROUS, ORDINARY, type GuardCase } from '../../test/fixtures/guard/tool-call-table.js';
-import { decide } from './decide.js';
+import { judgeToolCall } from './decide.js';
 import { resolvePolicy } from './policy.js';
 
 /**
@@ -83,7 +83,7 @@ function run(row: GuardCase) {
   const input = Object.fromEntries(
     Object.entries(row.input).map(([key, value]) => [key, fill(value)]),
   );
-  return decide({ toolName: row.tool, toolInput: input, cwd: project }, policy);
+  return judgeToolCall({ toolName: row.tool, toolInput: input, cwd: project }, policy);
 }
 
 describe('the guard table', () => {

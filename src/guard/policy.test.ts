@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loopControlPaths, loopPaths, projectControlPaths, projectPaths } from '../state/paths.js';
-import { decide } from './decide.js';
+import { judgeToolCall } from './decide.js';
 import { resolvePolicy } from './policy.js';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'ralph-guard-policy-')));
@@ -21,7 +21,10 @@ const policy = resolvePolicy({
   unattended: true,
 });
 const write = (file: string) =>
-  decide({ toolName: 'Write', toolInput: { file_path: file, content: 'x' }, cwd: project }, policy);
+  judgeToolCall(
+    { toolName: 'Write', toolInput: { file_path: file, content: 'x' }, cwd: project },
+    policy,
+  );
 
 describe('the files the guard protects come from state/paths.ts', () => {
   const controlFiles = [

@@ -54,13 +54,13 @@ export interface GuardPolicy {
    */
   scriptsChangedSince?: number | undefined;
   /**
-   * Set by decide() for one tool call: the real paths its command writes, recorded by
+   * Set by judgeToolCall() for one tool call: the real paths its command writes, recorded by
    * writeProblem as they are judged, so a script run later in the same command is not judged by
    * the text it had before (`echo 'rm -rf ~' > x.sh && bash x.sh`).
    */
   written?: Map<string, string> | undefined;
   /**
-   * Set by decide() for one tool call: a program in its command that writes files it does not
+   * Set by judgeToolCall() for one tool call: a program in its command that writes files it does not
    * name (`tar x`, `unzip`, `git checkout`, `patch`), so any script may have changed.
    */
   unseenWriter?: string | undefined;

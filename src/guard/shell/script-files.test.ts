@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decide } from '../decide.js';
+import { judgeToolCall } from '../decide.js';
 import { resolvePolicy } from '../policy.js';
 
 /** Scripts the guard reads before they run; the table (test/fixtures/guard/tool-call-table.ts) has the main cases. */
@@ -17,7 +17,7 @@ afterAll(() => {
 });
 const policy = resolvePolicy({ projectRoot: project, homeDir: home, unattended: true });
 const bash = (command: string) =>
-  decide({ toolName: 'Bash', toolInput: { command }, cwd: project }, policy);
+  judgeToolCall({ toolName: 'Bash', toolInput: { command }, cwd: project }, policy);
 const file = (name: string, text: string | Buffer) => {
   writeFileSync(join(project, name), text, { mode: 0o755 });
 };
