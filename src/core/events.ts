@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { ClassificationKind } from '../safety/classify.js';
 import { tokenCountsSchema } from '../safety/budget.js';
 import { BREAKER_STATES } from '../safety/circuit-breaker.js';
+import { runStateSchema, STOP_REASONS, WAIT_REASONS } from '../state/status.js';
 
 /**
  * The one event stream of a run (design.md §1). Everything a person sees — status.json,
@@ -9,13 +10,11 @@ import { BREAKER_STATES } from '../safety/circuit-breaker.js';
  * these events, so a process that did not start the loop can follow it from events.jsonl.
  *
  * One zod schema is the contract: the engine's types are inferred from it and every reader of
- * events.jsonl parses through it (`parseLoopEvent`), so a field cannot be written one way and
+ * events.jsonl parses through it (monitor/events.ts), so a field cannot be written one way and
  * read another. Optional fields are the ones the engine leaves out (JSON drops `undefined`).
  */
 
-const RUN_STATES = ['RUNNING', 'PAUSED', 'COMPLETE', 'REACHED_LIMIT', 'ERROR'] as const;
-export const runStateSchema = z.enum(RUN_STATES);
-export type RunState = z.infer<typeof runStateSchema>;
+export type { RunState } from '../state/status.js';
 
 const storyRefSchema = z.object({ id: z.string(), title: z.string() });
 export type StoryRef = z.infer<typeof storyRefSchema>;
@@ -39,21 +38,8 @@ const iterationOutcomeSchema = z.enum([
 ]);
 export type IterationOutcome = z.infer<typeof iterationOutcomeSchema>;
 
-/**
- * Why a run ended, for machines (the `reason` beside it is for people). `invalid_input`: a
- * problem a person must fix in the task list or configuration (exit 2).
- */
-const stopReasonSchema = z.enum([
-  'complete',
-  'max_iterations',
-  'blocked',
-  'breaker',
-  'budget',
-  'usage_limit',
-  'fatal',
-  'invalid_input',
-  'interrupted',
-]);
+/** Why a run ended, for machines (the `reason` beside it is for people). */
+const stopReasonSchema = z.enum(STOP_REASONS);
 export type StopReason = z.infer<typeof stopReasonSchema>;
 
 /**
@@ -92,7 +78,7 @@ const spendSchema = z.object({ costUsd: z.number(), tokens: tokenCountsSchema })
 export type Spend = z.infer<typeof spendSchema>;
 
 /** What ralph waits for: the hourly call/token window, a usage-limit reset, a retry backoff. */
-const waitReasonSchema = z.enum(['rate_limit', 'usage_limit', 'retry']);
+const waitReasonSchema = z.enum(WAIT_REASONS);
 export type WaitReason = z.infer<typeof waitReasonSchema>;
 
 /** ISO 8601 time of the event. */
