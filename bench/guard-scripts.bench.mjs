@@ -16,7 +16,7 @@ if (!existsSync(new URL('guard/decide.js', DIST))) {
   process.stderr.write('dist/ is missing: run `npm run build` first\n');
   process.exit(1);
 }
-const { decide } = await import(new URL('guard/decide.js', DIST).href);
+const { judgeToolCall } = await import(new URL('guard/decide.js', DIST).href);
 const { resolvePolicy } = await import(new URL('guard/policy.js', DIST).href);
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -48,7 +48,7 @@ for (const file of files) {
   for (const name of Object.keys(scripts)) {
     total += 1;
     const started = performance.now();
-    const verdict = decide(
+    const verdict = judgeToolCall(
       { toolName: 'Bash', toolInput: { command: `npm run ${name}` }, cwd: project },
       policy,
     );

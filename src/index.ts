@@ -15,6 +15,7 @@ export {
   type UsageLimitAnswer,
   type UsageLimitQuestion,
 } from './core/engine.js';
+export { loopEventSchema } from './core/events.js';
 export type {
   LoopEvent,
   LoopEventType,

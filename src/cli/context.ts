@@ -9,6 +9,9 @@ export interface CliContext {
   homeDir?: string;
 }
 
+/** How a command reports its exit code (cli/exit.ts and main.ts act on it). */
+export type SetExitCode = (code: number) => void;
+
 export function homeDirOf(context: CliContext): string {
   return context.homeDir ?? context.env.HOME ?? homedir();
 }

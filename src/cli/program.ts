@@ -15,14 +15,13 @@ import { statusCommand } from './commands/status.js';
 import { stopCommand } from './commands/stop.js';
 import { stopHookCommand } from './commands/stop-hook-command.js';
 import { validateCommand } from './commands/validate.js';
-import type { CliContext } from './context.js';
+import type { CliContext, SetExitCode } from './context.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
 const HELP_WIDTH = 100;
 
 /** How a command reports its exit code back to main() without touching process globals. */
-export type SetExitCode = (code: number) => void;
 
 export function createProgram(context: CliContext, setExitCode: SetExitCode): Command {
   const program = new Command()

@@ -115,7 +115,7 @@ export async function runAttempts(
       now: clock.now(),
       timeZone: ctx.timeZone,
     });
-    const next = decide(ctx, plan, attempt, report, classification, retries);
+    const next = nextAfterAttempt(ctx, plan, attempt, report, classification, retries);
     const final = next.kind === 'final';
     const transition = final
       ? ctx.safety.observeBreaker(
@@ -166,7 +166,8 @@ export async function runAttempts(
   }
 }
 
-function decide(
+/** What follows an attempt, from its outcome and classification: stop, retry, wait or go on. */
+function nextAfterAttempt(
   ctx: LoopContext,
   plan: IterationPlan,
   attempt: number,

@@ -8,6 +8,7 @@ import { DEFAULT_SAFETY, type SafetySettings } from '../safety/settings.js';
 import { readSafety } from '../safety/store.js';
 import {
   fakeAgent as sharedFakeAgent,
+  expectReadableAsWritten,
   ok as baseOk,
   type Step,
 } from '../../test/fixtures/core/engine-fakes.js';
@@ -116,6 +117,7 @@ async function run(
     timeZone: 'UTC',
     ...deps,
   });
+  expectReadableAsWritten(events);
   return { result, events };
 }
 

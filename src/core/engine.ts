@@ -15,7 +15,7 @@ import { interrupted } from './loop-types.js';
 import { selectModel } from './model-select.js';
 import { buildPrompt } from './prompt.js';
 import { openSafetySession, type SafetySession } from './safety-session.js';
-import { callEndHooks, callHook, iterationVariables } from './user-hooks.js';
+import { callEndUserHooks, callUserHook, iterationVariables } from './user-hooks.js';
 
 export type {
   LoopDependencies,
@@ -101,7 +101,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
   for (const transition of transitions) {
     await emit({ type: 'breaker_changed', at: at(), ...transition, breaker: safety.breaker() });
   }
-  await callHook(ctx, 'pre_run');
+  await callUserHook(ctx, 'pre_run');
 
   const finish = async (stop: Stop): Promise<LoopResult> => {
     const summary = summarise(document.taskList);
@@ -120,7 +120,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
       tokens: ctx.run.tokens,
     });
     // After run_finished, so status.json is final while the person's hooks run.
-    await callEndHooks(ctx, stop, iteration);
+    await callEndUserHooks(ctx, stop, iteration);
     for (const reporter of deps.reporters) await reporter.close?.();
     return { ...stop, iterations: iteration, costUsd: ctx.run.costUsd };
   };
@@ -188,7 +188,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
       spec: options.hasSpec ? shown(paths.spec) : undefined,
       specsDir: options.hasSpecsDir ? `${shown(paths.specsDir)}/` : undefined,
     });
-    await callHook(ctx, 'pre_iteration', iterationVariables(iteration, story));
+    await callUserHook(ctx, 'pre_iteration', iterationVariables(iteration, story));
     let outcome;
     try {
       outcome = await runAttempts(ctx, setup, {
@@ -212,7 +212,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     if (!ran) iteration -= 1;
     // Read through a call: TypeScript would keep the loop top's narrowing across the awaits.
     if (ran && !isAborted(deps.signal)) {
-      await callHook(ctx, 'post_iteration', {
+      await callUserHook(ctx, 'post_iteration', {
         ...iterationVariables(iteration, story),
         RALPH_ITERATION_OUTCOME:
           outcome.kind === 'stop' ? outcome.stop.stopReason : outcome.report.outcome,

@@ -46,7 +46,7 @@ async function usageLimitGate(
     await ctx.safety.save(ctx.deps.clock.now());
     return undefined;
   }
-  const { action, answered } = await decide(ctx, pending, until, resetAt);
+  const { action, answered } = await chooseUsageLimitAction(ctx, pending, until, resetAt);
   if (ctx.deps.signal.aborted) return interrupted('while asking about a usage limit');
   await ctx.emit({
     type: 'usage_limit',
@@ -82,7 +82,8 @@ async function usageLimitGate(
   return undefined;
 }
 
-async function decide(
+/** Wait for the reset or end the run: the configured action, or the person's answer to `ask`. */
+async function chooseUsageLimitAction(
   ctx: LoopContext,
   pending: PendingWait,
   until: Date,

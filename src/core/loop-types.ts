@@ -1,10 +1,10 @@
 import type { AgentAdapter, PermissionMode, TokenUsage } from '../agents/types.js';
 import type { Clock } from '../safety/clock.js';
 import type { SafetySettings } from '../safety/settings.js';
+import type { HookPoint } from '../state/paths.js';
 import type { LoopEvent, Reporter, RunState, StopReason } from './events.js';
 import type { ModelSettings } from './model-select.js';
 import type { SafetySession } from './safety-session.js';
-import type { HookRunner } from './user-hooks.js';
 
 export interface LoopOptions {
   loopDir: string;
@@ -64,7 +64,7 @@ export interface LoopDependencies {
   askUsageLimit?:
     ((question: UsageLimitQuestion, signal: AbortSignal) => Promise<UsageLimitAnswer>) | undefined;
   /** The person's hook scripts (`hooks/<point>.sh`); none are run without it. */
-  hooks?: HookRunner | undefined;
+  hooks?: UserHookRunner | undefined;
 }
 
 export interface LoopResult {
@@ -106,4 +106,22 @@ export interface LoopContext {
   run: { costUsd: number; tokens: TokenUsage };
   timeZone: string;
   random: () => number;
+}
+
+/** The person's hook scripts (`hooks/<point>.sh`) as the engine sees them: a port the CLI fills. */
+export type UserHookVariables = Record<string, string>;
+
+export interface UserHookRunner {
+  /**
+   * Runs the hook for `point` when the person wrote one. Resolves with what went wrong (exit
+   * code, timeout), or undefined when it ran fine or there is none. `urgent`: the run is being
+   * interrupted, so the hook gets only a few seconds; so does a hook still running when
+   * `signal` aborts (Ctrl+C, `ralph stop`).
+   */
+  run(
+    point: HookPoint,
+    variables: UserHookVariables,
+    urgent: boolean,
+    signal: AbortSignal,
+  ): Promise<string | undefined>;
 }

@@ -1,12 +1,12 @@
 import { readdir } from 'node:fs/promises';
 import { HOOK_POINTS, loopPaths } from '../state/paths.js';
-import type { PreflightCheck } from './preflight.js';
+import type { PreflightCheck } from './preflight-check.js';
 
 /**
  * The hook scripts in DIR/hooks/: which points have one, and any file there that no point will
  * ever run (`post-iteration.sh`, `pre_run` without .sh), which is almost always a typo.
  */
-export async function checkHooks(loopDir: string, checks: PreflightCheck[]): Promise<void> {
+export async function checkUserHooks(loopDir: string, checks: PreflightCheck[]): Promise<void> {
   const folder = loopPaths(loopDir).hooksDir;
   const entries = await readdir(folder, { withFileTypes: true }).catch(() => undefined);
   if (entries === undefined) return;

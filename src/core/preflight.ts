@@ -7,26 +7,15 @@ import { parseSpec, structureProblems, type Spec } from '../plan/spec.js';
 import { findGitRepo } from '../state/git.js';
 import { findTaskListFile, isFile, loopPaths, resolveLoopDir } from '../state/paths.js';
 import { formatLocation, RalphError } from '../util/errors.js';
-import { checkHooks } from './preflight-hooks.js';
+import type { CheckStatus, PreflightCheck } from './preflight-check.js';
+import { checkUserHooks } from './preflight-hooks.js';
 
 /**
  * The preflight of the Ralph Hybrid spec: everything a run needs, checked before any agent
  * starts. `ralph validate` prints it; `ralph run` refuses to start when a check fails.
  */
 
-export type CheckStatus = 'pass' | 'warn' | 'fail';
-
-export interface PreflightCheck {
-  /**
-   * Stable machine name: branch, protected-branch, folder, files, hooks, task-list, spec, sync,
-   * agent, nested.
-   */
-  name: string;
-  status: CheckStatus;
-  message: string;
-  details: string[];
-  hint: string | undefined;
-}
+export type { CheckStatus, PreflightCheck } from './preflight-check.js';
 
 export interface PreflightReport {
   ok: boolean;
@@ -162,7 +151,7 @@ async function checkLoopDir(
     );
   }
 
-  await checkHooks(loopDir, checks);
+  await checkUserHooks(loopDir, checks);
   const document = found === undefined ? undefined : await checkTaskList(found.path, checks);
   if (document !== undefined) checkMcpServers(document, options, checks);
   if (hasSpec) {

@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { fakeAgent, loopDir, pass, run } from '../../test/fixtures/core/engine-fakes.js';
 import type { HookPoint } from '../state/paths.js';
-import type { HookRunner, HookVariables } from './user-hooks.js';
+import type { UserHookRunner, UserHookVariables } from './loop-types.js';
 
 /** The engine calls the person's hooks at the spec's points, with the spec's variables. */
 
 interface Call {
   point: HookPoint;
-  variables: HookVariables;
+  variables: UserHookVariables;
   urgent: boolean;
 }
 
 function recordingHooks(problems: Partial<Record<HookPoint, string>> = {}) {
   const calls: Call[] = [];
-  const runner: HookRunner = {
+  const runner: UserHookRunner = {
     run: (point, variables, urgent) => {
       calls.push({ point, variables, urgent });
       return Promise.resolve(problems[point]);

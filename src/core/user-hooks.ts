@@ -1,4 +1,4 @@
-import type { LoopContext, Stop } from './loop-types.js';
+import type { UserHookVariables, LoopContext, Stop } from './loop-types.js';
 import type { HookPoint } from '../state/paths.js';
 
 /**
@@ -8,27 +8,10 @@ import type { HookPoint } from '../state/paths.js';
  * that fails or hangs is reported as a warning and never stops the loop.
  */
 
-export type HookVariables = Record<string, string>;
-
-export interface HookRunner {
-  /**
-   * Runs the hook for `point` when the person wrote one. Resolves with what went wrong (exit
-   * code, timeout), or undefined when it ran fine or there is none. `urgent`: the run is being
-   * interrupted, so the hook gets only a few seconds; so does a hook still running when
-   * `signal` aborts (Ctrl+C, `ralph stop`).
-   */
-  run(
-    point: HookPoint,
-    variables: HookVariables,
-    urgent: boolean,
-    signal: AbortSignal,
-  ): Promise<string | undefined>;
-}
-
-export async function callHook(
+export async function callUserHook(
   ctx: LoopContext,
   point: HookPoint,
-  variables: HookVariables = {},
+  variables: UserHookVariables = {},
 ): Promise<void> {
   const runner = ctx.deps.hooks;
   if (runner === undefined) return;
@@ -48,12 +31,12 @@ export async function callHook(
     await ctx.emit({ type: 'warning', at: ctx.at(), message: `hook ${point}: ${problem}` });
 }
 
-export function iterationVariables(iteration: number, story: { id: string }): HookVariables {
+export function iterationVariables(iteration: number, story: { id: string }): UserHookVariables {
   return { RALPH_ITERATION: String(iteration), RALPH_STORY_ID: story.id };
 }
 
 /** After run_finished: on_completion or on_error, then post_run, with how the run ended. */
-export async function callEndHooks(
+export async function callEndUserHooks(
   ctx: LoopContext,
   stop: Stop,
   iterations: number,
@@ -65,11 +48,11 @@ export async function callEndHooks(
     RALPH_RUN_REASON: stop.reason,
     RALPH_ITERATION: String(iterations),
   };
-  if (stop.state === 'COMPLETE') await callHook(ctx, 'on_completion', ended);
+  if (stop.state === 'COMPLETE') await callUserHook(ctx, 'on_completion', ended);
   if (stop.state === 'ERROR' || stop.state === 'REACHED_LIMIT') {
-    await callHook(ctx, 'on_error', { ...ended, RALPH_ERROR_TYPE: errorType(stop) });
+    await callUserHook(ctx, 'on_error', { ...ended, RALPH_ERROR_TYPE: errorType(stop) });
   }
-  await callHook(ctx, 'post_run', ended);
+  await callUserHook(ctx, 'post_run', ended);
 }
 
 /** The spec's names for the two it lists; ralph's own stop reason for the others. */

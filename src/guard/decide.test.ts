@@ -2,12 +2,12 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DANGEROUS, ORDINARY, type GuardCase } from './decide.cases.js';
-import { decide } from './decide.js';
+import { DANGEROUS, ORDINARY, type GuardCase } from '../../test/fixtures/guard/tool-call-table.js';
+import { judgeToolCall } from './decide.js';
 import { resolvePolicy } from './policy.js';
 
 /**
- * The table of decide.cases.ts under the default policy. The fixture project and home live in a
+ * The table of test/fixtures/guard/tool-call-table.ts under the default policy. The fixture project and home live in a
  * temp folder; the default's writable /tmp is replaced by a dedicated scratch folder, so "outside
  * the project" means outside (the fixture itself sits under /tmp).
  */
@@ -28,7 +28,7 @@ writeFileSync(join(project, '.env.example'), 'API_KEY=\n');
 writeFileSync(join(project, 'src', 'a.ts'), 'export {};\n');
 symlinkSync(join(root, 'elsewhere'), join(project, 'link-out'));
 
-/** Scripts the agent could have written before running them (decide.cases.ts, the last rows). */
+/** Scripts the agent could have written before running them (test/fixtures/guard/tool-call-table.ts, the last rows). */
 const SCRIPT_FIXTURES: Record<string, string> = {
   'scripts/clean.sh': '#!/bin/sh\n# tidy up\nrm -rf ~\n',
   'scripts/no-shebang': 'echo leaking\ncat .env\n',
@@ -83,7 +83,7 @@ function run(row: GuardCase) {
   const input = Object.fromEntries(
     Object.entries(row.input).map(([key, value]) => [key, fill(value)]),
   );
-  return decide({ toolName: row.tool, toolInput: input, cwd: project }, policy);
+  return judgeToolCall({ toolName: row.tool, toolInput: input, cwd: project }, policy);
 }
 
 describe('the guard table', () => {

@@ -29,7 +29,7 @@ export interface Verdict {
 
 const PREFIX = 'ralph guard: ';
 
-export function decide(call: ToolCall, shared: GuardPolicy): Verdict {
+export function judgeToolCall(call: ToolCall, shared: GuardPolicy): Verdict {
   const policy: GuardPolicy = { ...shared, written: new Map() };
   const findings = judgeTool(call, policy);
   const denial = findings.find((finding) => finding.decision === 'deny');

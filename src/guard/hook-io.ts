@@ -6,15 +6,16 @@ import type { ToolCall, Verdict } from './decide.js';
  * Anything that is not the expected shape is refused — the guard fails closed.
  */
 
-export interface HookInput extends ToolCall {
+export interface PreToolUseInput extends ToolCall {
   sessionId: string | undefined;
   toolUseId: string | undefined;
   hookEventName: string | undefined;
 }
 
-export type ParsedHookInput = { ok: true; input: HookInput } | { ok: false; problem: string };
+export type ParsedPreToolUseInput =
+  { ok: true; input: PreToolUseInput } | { ok: false; problem: string };
 
-export function parseHookInput(text: string): ParsedHookInput {
+export function parsePreToolUseInput(text: string): ParsedPreToolUseInput {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -45,7 +46,7 @@ export function parseHookInput(text: string): ParsedHookInput {
 }
 
 /** The JSON Claude Code reads from a PreToolUse hook (command stdout or HTTP 200 body). */
-export function hookOutput(verdict: Pick<Verdict, 'decision' | 'reason'>): string {
+export function preToolUseOutput(verdict: Pick<Verdict, 'decision' | 'reason'>): string {
   return JSON.stringify({
     hookSpecificOutput: {
       hookEventName: 'PreToolUse',

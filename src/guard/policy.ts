@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { GUARD_DEFAULTS, type NETWORK_POLICIES } from '../state/guard-defaults.js';
+import { loopControlPaths, loopPaths, projectControlPaths, projectPaths } from '../state/paths.js';
 
 /**
  * The guard's policy, resolved: absolute real paths and plain lists. Built from the `guard`
@@ -54,13 +55,13 @@ export interface GuardPolicy {
    */
   scriptsChangedSince?: number | undefined;
   /**
-   * Set by decide() for one tool call: the real paths its command writes, recorded by
+   * Set by judgeToolCall() for one tool call: the real paths its command writes, recorded by
    * writeProblem as they are judged, so a script run later in the same command is not judged by
    * the text it had before (`echo 'rm -rf ~' > x.sh && bash x.sh`).
    */
   written?: Map<string, string> | undefined;
   /**
-   * Set by decide() for one tool call: a program in its command that writes files it does not
+   * Set by judgeToolCall() for one tool call: a program in its command that writes files it does not
    * name (`tar x`, `unzip`, `git checkout`, `patch`), so any script may have changed.
    */
   unseenWriter?: string | undefined;
@@ -69,27 +70,17 @@ export interface GuardPolicy {
 /** The configurable lists' defaults (stated in config.yaml's table, which refers to these). */
 export const DEFAULT_GUARD_SETTINGS = GUARD_DEFAULTS satisfies Required<GuardSettings>;
 
-/** Files the agent must never write or delete, relative to the project root. */
+/**
+ * Files the agent must never write or delete, relative to the project root: git's and Claude
+ * Code's. ralph's own (its config, the interactive guard's audit log, a loop directory's control
+ * files) come from state/paths.ts, the one place that names them.
+ */
 const BUILT_IN_PROTECTED = [
   '.git',
   '.claude/settings.json',
   '.claude/settings.local.json',
   '.claude/hooks',
   '.mcp.json',
-  '.ralph/config.yaml',
-  // The interactive guard's audit log (`ralph setup --guard`): the agent must not erase it.
-  '.ralph/logs',
-];
-
-/** Files ralph keeps in a loop directory that the agent must not touch (prd.json it may). */
-const LOOP_DIR_PROTECTED = [
-  'config.yaml',
-  'hooks',
-  'logs',
-  'status.json',
-  'events.jsonl',
-  'safety.json',
-  '.ralph.lock',
 ];
 
 export interface ResolvePolicyInput {
@@ -117,7 +108,8 @@ export function resolvePolicy(input: ResolvePolicyInput): GuardPolicy {
     ),
     protectedPaths: [
       ...BUILT_IN_PROTECTED.map(inProject),
-      ...(loopDir === undefined ? [] : LOOP_DIR_PROTECTED.map((name) => join(loopDir, name))),
+      ...projectControlPaths(projectPaths(projectRoot)).map(inProject),
+      ...(loopDir === undefined ? [] : loopControlPaths(loopPaths(loopDir))),
       ...settings.protectedPaths.map(inProject),
     ],
     network: settings.network,

@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { appendAudit, summariseInput, type AuditEntry } from './audit.js';
-import { decide, type Verdict } from './decide.js';
-import { failClosed, hookOutput, parseHookInput } from './hook-io.js';
+import { judgeToolCall, type Verdict } from './decide.js';
+import { failClosed, preToolUseOutput, parsePreToolUseInput } from './hook-io.js';
 import type { GuardPolicy } from './policy.js';
 
 /**
@@ -79,9 +79,9 @@ export async function startGuardService(options: GuardServiceOptions): Promise<G
         send(response, verdict);
         return;
       }
-      const parsed = parseHookInput(body);
+      const parsed = parsePreToolUseInput(body);
       if (!parsed.ok) verdict = failClosed(parsed.problem);
-      else verdict = decide(parsed.input, options.policy);
+      else verdict = judgeToolCall(parsed.input, options.policy);
       const ms = Math.round((performance.now() - started) * 1000) / 1000;
       latencies.push(ms);
       const audit: AuditEntry = {
@@ -141,7 +141,7 @@ export async function startGuardService(options: GuardServiceOptions): Promise<G
 function send(response: ServerResponse, verdict: Verdict): void {
   if (response.headersSent) return;
   response.writeHead(200, { 'content-type': 'application/json' });
-  response.end(hookOutput(verdict));
+  response.end(preToolUseOutput(verdict));
 }
 
 function readBody(request: IncomingMessage): Promise<string> {

@@ -1,12 +1,13 @@
 import * as z from 'zod';
-import type { LoopEvent, LoopEventType } from '../core/events.js';
+import { loopEventSchema, type LoopEvent } from '../core/events.js';
 
 /**
- * The monitor's side of events.jsonl: every line goes through zod before a view sees it
- * (design.md §5). The file is written by this or another version of ralph, so a line whose type
- * this version does not know — or a known type missing a field the views read — is kept as
- * `unknown` and shown generically, never a crash: new event types (safety, guard) appear in
- * attach and the monitors before anyone teaches them a nicer rendering.
+ * The readers' side of events.jsonl: every line goes through the one LoopEvent schema
+ * (core/events.ts) before a view sees it (design.md §5). The file may have been written by an
+ * older or newer ralph, so a line whose type this version does not know — or a known type whose
+ * fields do not fit — is kept as `unknown` and shown generically, never a crash and never
+ * dropped: new event types appear in attach and the monitors before anyone teaches them a nicer
+ * rendering.
  */
 
 export interface UnknownEvent {
@@ -26,93 +27,27 @@ export interface SequencedEvent {
 }
 
 const envelope = z.looseObject({ type: z.string().min(1), at: z.string() });
-const story = z.looseObject({ id: z.string(), title: z.string() });
-const count = z.number();
-const maybeNumber = z.number().optional().nullable();
-const usage = z
-  .looseObject({
-    inputTokens: z.number(),
-    outputTokens: z.number(),
-    cacheReadInputTokens: z.number(),
-    cacheCreationInputTokens: z.number(),
-  })
-  .optional()
-  .nullable();
-
-const breaker = z.looseObject({ state: z.string() });
-const spend = z.looseObject({ costUsd: z.number(), tokens: usage }).optional();
-const text = z.string();
-
-// Only the fields the views read are checked (optional ones when present): a writer may add
-// more at any time.
-const schemas: Partial<Record<LoopEventType, z.ZodType>> = {
-  run_started: z.looseObject({
-    feature: text,
-    resumedAfterIteration: count,
-    maxIterations: count,
-    storiesTotal: count,
-    storiesPassing: count,
-    costUsd: count,
-    tokens: usage,
-    breaker: breaker.optional(),
-    rateLimit: z.looseObject({ callsPerHour: maybeNumber }).optional(),
-  }),
-  iteration_started: z.looseObject({ iteration: count, attempt: count, story }),
-  agent_started: z.looseObject({
-    iteration: count,
-    attempt: count,
-    sessionId: text.optional(),
-    model: text.optional(),
-  }),
-  agent_tool_use: z.looseObject({ iteration: count, name: text, summary: text }),
-  agent_text: z.looseObject({ iteration: count, text }),
-  iteration_finished: z.looseObject({
-    iteration: count,
-    attempt: count,
-    story,
-    outcome: text,
-    detail: text,
-    storiesPassing: count,
-    storiesTotal: count,
-    costUsd: maybeNumber,
-    usage,
-    durationMs: count,
-    breaker: breaker.optional(),
-    storySpend: spend,
-    runSpend: spend,
-    callsLastHour: maybeNumber,
-  }),
-  breaker_changed: z.looseObject({ from: text, to: text, reason: text, breaker }),
-  wait_started: z.looseObject({ reason: text, until: text, durationMs: count, detail: text }),
-  wait_progress: z.looseObject({ reason: text, until: text, remainingMs: count }),
-  wait_finished: z.looseObject({ reason: text, interrupted: z.boolean() }),
-  usage_limit: z.looseObject({ message: text, action: text }),
-  budget_exceeded: z.looseObject({ message: text }),
-  task_list_restored: z.looseObject({ iteration: count, problems: z.array(text) }),
-  complete_not_believed: z.looseObject({ iteration: count, openStories: z.array(text) }),
-  warning: z.looseObject({ message: text }),
-  run_finished: z.looseObject({
-    state: text,
-    reason: text,
-    iterations: count,
-    storiesPassing: count,
-    storiesTotal: count,
-    costUsd: count,
-    tokens: usage,
-  }),
-};
 
 /** One parsed JSON value as an event; undefined when it is not an event at all. */
 export function parseEvent(value: unknown): MonitorEvent | undefined {
   const head = envelope.safeParse(value);
   if (!head.success) return undefined;
   const raw = head.data;
-  const schema = Object.hasOwn(schemas, raw.type) ? schemas[raw.type as LoopEventType] : undefined;
-  if (schema?.safeParse(raw).success === true) {
-    // Checked above for every field a view reads; the rest is the writer's business.
-    return raw as unknown as LoopEvent;
-  }
+  const event = loopEventSchema.safeParse(upgradeOlderEvent(raw));
+  if (event.success) return event.data;
   return { type: 'unknown', at: raw.at, eventType: raw.type, raw };
+}
+
+/**
+ * Fields later versions added as required, filled in for lines older versions wrote:
+ * run_started gained `iteration` (the count numbering goes on from), which was then the
+ * iteration the run resumed after.
+ */
+function upgradeOlderEvent(raw: Record<string, unknown>): Record<string, unknown> {
+  if (raw.type === 'run_started' && raw.iteration === undefined) {
+    return { ...raw, iteration: raw.resumedAfterIteration };
+  }
+  return raw;
 }
 
 /** One line of events.jsonl; undefined for a blank, torn or foreign line. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatPath, nearestNode, nodeAt } from './json-path.js';
-import { parseJsonText, type JsonNode } from './json-text.js';
+import type { JsonNode } from './json-node.js';
+import { parseJsonText } from './json-text.js';
 
 function source(text: string, node: JsonNode | undefined): string {
   if (node === undefined) throw new Error('no node');

@@ -1,4 +1,4 @@
-import type { JsonNode } from './json-text.js';
+import type { JsonNode } from './json-node.js';
 
 /** A field path such as `['userStories', 3, 'passes']`. */
 export type JsonPath = readonly (string | number)[];

@@ -1,4 +1,4 @@
-import type { JsonNode } from './json-text.js';
+import type { JsonNode } from './json-node.js';
 
 /** How a file is laid out, so that text ralph adds looks like the text around it. */
 export interface TextStyle {

@@ -1,4 +1,11 @@
 import { formatLocation, RalphError } from '../util/errors.js';
+import type {
+  JsonArrayNode,
+  JsonMember,
+  JsonNode,
+  JsonObjectNode,
+  JsonScalarNode,
+} from './json-node.js';
 import { detectTextStyle, positionAt, type TextStyle } from './json-position.js';
 
 /**
@@ -6,37 +13,6 @@ import { detectTextStyle, positionAt, type TextStyle } from './json-position.js'
  * round-trip writer needs them to replace one value in place (leaving every other byte alone)
  * and to point validation errors at a line and column.
  */
-
-interface Span {
-  /** Offset of the value's first character in the original text. */
-  start: number;
-  /** Offset just past the value's last character. */
-  end: number;
-}
-
-export interface JsonMember {
-  key: string;
-  keyStart: number;
-  keyEnd: number;
-  value: JsonNode;
-}
-
-export interface JsonObjectNode extends Span {
-  kind: 'object';
-  members: JsonMember[];
-}
-
-export interface JsonArrayNode extends Span {
-  kind: 'array';
-  items: JsonNode[];
-}
-
-export interface JsonScalarNode extends Span {
-  kind: 'string' | 'number' | 'boolean' | 'null';
-  value: string | number | boolean | null;
-}
-
-export type JsonNode = JsonObjectNode | JsonArrayNode | JsonScalarNode;
 
 export interface ParsedJson {
   file: string;

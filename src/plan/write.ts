@@ -2,7 +2,7 @@ import { writeFileAtomic } from '../state/atomic-write.js';
 import { RalphError } from '../util/errors.js';
 import { isOnOneLine, lineIndentAt } from './json-position.js';
 import { nodeAt } from './json-path.js';
-import type { JsonNode, JsonObjectNode } from './json-text.js';
+import type { JsonNode, JsonObjectNode } from './json-node.js';
 import { parseTaskList, type TaskListDocument } from './read.js';
 
 /**

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { decide, needsTranscript, type LoopEntry } from './decide.js';
-import { serialiseLoopFile, type LoopFile } from './state-file.js';
+import { decideStop, needsTranscript, type SessionLoopEntry } from './decide.js';
+import { serialiseSessionLoopFile, type SessionLoopFile } from './state-file.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 
-function entry(file: Partial<LoopFile['state']> = {}, body = 'prompt'): LoopEntry {
+function entry(file: Partial<SessionLoopFile['state']> = {}, body = 'prompt'): SessionLoopEntry {
   const state = {
     loop_id: 'abc12345',
     session_id: '',
@@ -21,14 +21,14 @@ function entry(file: Partial<LoopFile['state']> = {}, body = 'prompt'): LoopEntr
     id: state.loop_id,
     path: `/p/.claude/ralph-loop-${state.loop_id}.local.md`,
     journalPath: `/p/.claude/ralph-journal-${state.loop_id}.md`,
-    raw: serialiseLoopFile(loop),
+    raw: serialiseSessionLoopFile(loop),
     file: loop,
   };
 }
 
-describe('decide (pure)', () => {
+describe('decideStop (pure)', () => {
   it('claims, blocks and lists the writes: state first, then the journal', () => {
-    const decision = decide(
+    const decision = decideStop(
       { session_id: 's1', transcript_path: '/t.jsonl', last_assistant_message: 'hi' },
       [entry()],
       NOW,
@@ -51,7 +51,7 @@ describe('decide (pure)', () => {
   });
 
   it('does nothing at all without loops', () => {
-    expect(decide({ session_id: 's1' }, [], NOW, { backstopIterations: 500 })).toEqual({
+    expect(decideStop({ session_id: 's1' }, [], NOW, { backstopIterations: 500 })).toEqual({
       outcome: 'none',
       loopId: undefined,
       output: undefined,
@@ -70,7 +70,7 @@ describe('decide (pure)', () => {
   });
 
   it('uses the transcript text when the message is absent', () => {
-    const decision = decide(
+    const decision = decideStop(
       { session_id: 's1' },
       [entry({ session_id: 's1' })],
       NOW,

@@ -1,7 +1,7 @@
 import type { StopHookInput, StopHookOutput } from './hook-input.js';
 import { journalEntry, journalHeader } from './journal.js';
 import { containsPromise, normalisePromise } from './promise.js';
-import { serialiseLoopFile, type LoopFile } from './state-file.js';
+import { serialiseSessionLoopFile, type SessionLoopFile } from './state-file.js';
 
 /**
  * What the Stop hook does, as a pure function of its input, the loop files found, the time and
@@ -16,12 +16,19 @@ import { serialiseLoopFile, type LoopFile } from './state-file.js';
  *    iteration limit plus the backstop (config loop.backstopIterations) bound it.
  */
 
-export type LoopEntry =
-  | { kind: 'loop'; id: string; path: string; journalPath: string; raw: string; file: LoopFile }
+export type SessionLoopEntry =
+  | {
+      kind: 'loop';
+      id: string;
+      path: string;
+      journalPath: string;
+      raw: string;
+      file: SessionLoopFile;
+    }
   | { kind: 'corrupt'; id: string; path: string; reason: string }
   | { kind: 'symlink'; id: string; path: string };
 
-export interface DecideConfig {
+export interface StopDecisionConfig {
   backstopIterations: number;
 }
 
@@ -32,7 +39,7 @@ export type Write =
 
 export type Outcome = 'none' | 'blocked' | 'completed' | 'max-iterations' | 'backstop';
 
-export interface Decision {
+export interface StopDecision {
   outcome: Outcome;
   loopId: string | undefined;
   /** Printed as JSON on stdout; undefined prints nothing (allow the stop silently). */
@@ -42,15 +49,15 @@ export interface Decision {
   warnings: string[];
 }
 
-type ValidLoop = Extract<LoopEntry, { kind: 'loop' }>;
+type ValidLoop = Extract<SessionLoopEntry, { kind: 'loop' }>;
 
-export function decide(
+export function decideStop(
   input: StopHookInput,
-  loops: readonly LoopEntry[],
+  loops: readonly SessionLoopEntry[],
   now: Date,
-  config: DecideConfig,
+  config: StopDecisionConfig,
   transcriptText?: string,
-): Decision {
+): StopDecision {
   const writes: Write[] = [];
   const warnings: string[] = [];
   for (const entry of loops) {
@@ -74,15 +81,15 @@ export function decide(
   return { ...handled, writes: [...writes, ...handled.writes], warnings };
 }
 
-/** Whether decide() could use the transcript: only then is it worth reading. */
-export function needsTranscript(input: StopHookInput, loops: readonly LoopEntry[]): boolean {
+/** Whether decideStop() could use the transcript: only then is it worth reading. */
+export function needsTranscript(input: StopHookInput, loops: readonly SessionLoopEntry[]): boolean {
   if (input.last_assistant_message != null) return false;
   return pickLoop(input.session_id, loops).target !== undefined;
 }
 
 function pickLoop(
   sessionId: string,
-  loops: readonly LoopEntry[],
+  loops: readonly SessionLoopEntry[],
 ): { target: ValidLoop | undefined; claimed: boolean } {
   const active = loops
     .filter((entry): entry is ValidLoop => entry.kind === 'loop' && entry.file.state.active)
@@ -103,9 +110,9 @@ function handle(
   loop: ValidLoop,
   claimed: boolean,
   now: Date,
-  config: DecideConfig,
+  config: StopDecisionConfig,
   transcriptText: string | undefined,
-): Omit<Decision, 'warnings'> {
+): Omit<StopDecision, 'warnings'> {
   const { state, body } = loop.file;
   const at = now.toISOString();
   const journal = (entry: string): Write => ({
@@ -114,7 +121,7 @@ function handle(
     header: journalHeader(state.loop_id, state.started_at, body),
     entry: journalEntry(state.iteration, at, claimedNote(claimed, input.session_id) + entry),
   });
-  const end = (outcome: Outcome, why: string): Omit<Decision, 'warnings'> => ({
+  const end = (outcome: Outcome, why: string): Omit<StopDecision, 'warnings'> => ({
     outcome,
     loopId: loop.id,
     output: {
@@ -158,7 +165,11 @@ function handle(
       systemMessage: systemMessage(loop.id, nextState, config),
     },
     writes: [
-      { kind: 'state', path: loop.path, content: serialiseLoopFile({ state: nextState, body }) },
+      {
+        kind: 'state',
+        path: loop.path,
+        content: serialiseSessionLoopFile({ state: nextState, body }),
+      },
       journal(`Continuing to iteration ${next}`),
     ],
   };
@@ -168,7 +179,11 @@ function claimedNote(claimed: boolean, sessionId: string): string {
   return claimed ? `Claimed by session ${sessionId}. ` : '';
 }
 
-function systemMessage(id: string, state: LoopFile['state'], config: DecideConfig): string {
+function systemMessage(
+  id: string,
+  state: SessionLoopFile['state'],
+  config: StopDecisionConfig,
+): string {
   const limit =
     state.max_iterations > 0
       ? Math.min(state.max_iterations, config.backstopIterations)

@@ -2,7 +2,7 @@ import { chmod, mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chooseHookCommand, isRalphStopHook, shellQuote } from './hook-command.js';
+import { chooseStopHookCommand, isRalphStopHook, shellQuote } from './hook-command.js';
 
 describe('chooseHookCommand', () => {
   async function install(): Promise<{ root: string; bin: string }> {
@@ -18,7 +18,7 @@ describe('chooseHookCommand', () => {
     const { root, bin } = await install();
     await mkdir(join(root, 'bin'));
     await symlink(bin, join(root, 'bin', 'ralph'));
-    const choice = await chooseHookCommand({
+    const choice = await chooseStopHookCommand({
       env: { PATH: `/nonexistent:${join(root, 'bin')}` },
       execPath: '/usr/bin/node',
       binPath: bin,
@@ -32,7 +32,7 @@ describe('chooseHookCommand', () => {
     await mkdir(join(root, 'bin'));
     await symlink(other.bin, join(root, 'bin', 'ralph'));
     for (const PATH of [join(root, 'bin'), '']) {
-      const choice = await chooseHookCommand({
+      const choice = await chooseStopHookCommand({
         env: { PATH },
         execPath: '/opt/node 20/bin/node',
         binPath: bin,
@@ -43,7 +43,7 @@ describe('chooseHookCommand', () => {
   });
 
   it("warns when the installation is npx's cache", async () => {
-    const choice = await chooseHookCommand({
+    const choice = await chooseStopHookCommand({
       env: { PATH: '' },
       execPath: '/usr/bin/node',
       binPath: '/root/.npm/_npx/abc/node_modules/ralph/dist/cli/bin.js',

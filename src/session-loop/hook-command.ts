@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
  * `ralph setup --hook-command` overrides both.
  */
 
-export interface HookCommand {
+export interface StopHookCommand {
   /** What runs the CLI (`ralph`, or `'/usr/bin/node' '/…/bin.js'`); `stop-hook` and `loop …` follow. */
   prefix: string;
   form: 'path' | 'absolute' | 'custom';
@@ -22,11 +22,11 @@ export interface HookCommand {
 
 export const THIS_BIN = fileURLToPath(new URL('../cli/bin.js', import.meta.url));
 
-export async function chooseHookCommand(options: {
+export async function chooseStopHookCommand(options: {
   env: NodeJS.ProcessEnv;
   execPath: string;
   binPath?: string;
-}): Promise<HookCommand> {
+}): Promise<StopHookCommand> {
   const binPath = options.binPath ?? THIS_BIN;
   const ours = await realpath(binPath).catch(() => binPath);
   const onPath = await whichRalph(options.env.PATH ?? '');

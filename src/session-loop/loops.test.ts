@@ -2,9 +2,9 @@ import { mkdir, mkdtemp, readFile, readdir, symlink, utimes, writeFile } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cancelLoops, listLoops, newLoopId, startLoop } from './loops.js';
+import { cancelSessionLoops, listSessionLoops, newLoopId, startSessionLoop } from './loops.js';
 import { sessionLoopPaths } from './paths.js';
-import { parseLoopFile, serialiseLoopFile } from './state-file.js';
+import { parseSessionLoopFile, serialiseSessionLoopFile } from './state-file.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 
@@ -16,7 +16,7 @@ describe('startLoop', () => {
   it('writes the state file with the prompt verbatim, and the journal', async () => {
     const dir = await project();
     const prompt = 'Fix "it".\n---\niteration: 9\n---\n';
-    const started = await startLoop({
+    const started = await startSessionLoop({
       projectDir: dir,
       prompt,
       maxIterations: 10,
@@ -24,7 +24,7 @@ describe('startLoop', () => {
       now: NOW,
     });
     expect(started.id).toMatch(/^[a-z0-9]{8}$/);
-    const parsed = parseLoopFile(await readFile(started.statePath, 'utf8'));
+    const parsed = parseSessionLoopFile(await readFile(started.statePath, 'utf8'));
     expect(parsed).toEqual({
       ok: true,
       file: {
@@ -49,13 +49,15 @@ describe('startLoop', () => {
   it('refuses prompts and promises that cannot be stored', async () => {
     const dir = await project();
     const base = { projectDir: dir, maxIterations: 0, completionPromise: undefined, now: NOW };
-    await expect(startLoop({ ...base, prompt: '  \n' })).rejects.toThrow(/empty/);
-    await expect(startLoop({ ...base, prompt: 'a\u0000b' })).rejects.toThrow(/NUL/);
-    await expect(startLoop({ ...base, prompt: 'x'.repeat(100_001) })).rejects.toThrow(/limit/);
-    await expect(startLoop({ ...base, prompt: 'p', completionPromise: ' ' })).rejects.toThrow(
-      /empty/,
+    await expect(startSessionLoop({ ...base, prompt: '  \n' })).rejects.toThrow(/empty/);
+    await expect(startSessionLoop({ ...base, prompt: 'a\u0000b' })).rejects.toThrow(/NUL/);
+    await expect(startSessionLoop({ ...base, prompt: 'x'.repeat(100_001) })).rejects.toThrow(
+      /limit/,
     );
-    await expect(startLoop({ ...base, prompt: 'p', maxIterations: -1 })).rejects.toThrow(
+    await expect(
+      startSessionLoop({ ...base, prompt: 'p', completionPromise: ' ' }),
+    ).rejects.toThrow(/empty/);
+    await expect(startSessionLoop({ ...base, prompt: 'p', maxIterations: -1 })).rejects.toThrow(
       /max-iterations/,
     );
     // Checked before anything is written: not even .claude/ is created.
@@ -83,7 +85,7 @@ describe('listLoops', () => {
         completion_promise: 'DONE',
         started_at: '2026-03-01T00:00:00.000Z',
       };
-      await writeFile(paths.state(id), serialiseLoopFile({ state, body: 'p' }));
+      await writeFile(paths.state(id), serialiseSessionLoopFile({ state, body: 'p' }));
       const at = new Date(NOW.getTime() - minutesAgo * 60_000);
       await utimes(paths.state(id), at, at);
     };
@@ -98,7 +100,7 @@ describe('listLoops', () => {
     const transcript = join(dir, 't.jsonl');
     await writeFile(transcript, '');
     await utimes(transcript, NOW, NOW);
-    const alive = serialiseLoopFile({
+    const alive = serialiseSessionLoopFile({
       state: {
         loop_id: 'alive001',
         session_id: 'sess-4',
@@ -115,7 +117,7 @@ describe('listLoops', () => {
     const old = new Date(NOW.getTime() - 300 * 60_000);
     await utimes(paths.state('alive001'), old, old);
 
-    const loops = await listLoops({ projectDir: dir, now: NOW, orphanedAfterMinutes: 60 });
+    const loops = await listSessionLoops({ projectDir: dir, now: NOW, orphanedAfterMinutes: 60 });
     expect(Object.fromEntries(loops.map((loop) => [loop.id, loop.status]))).toEqual({
       active01: 'ACTIVE',
       alive001: 'ACTIVE',
@@ -143,7 +145,7 @@ describe('cancelLoops', () => {
     const ids = [];
     for (const prompt of ['one', 'two']) {
       const base = { projectDir: dir, maxIterations: 0, completionPromise: undefined, now: NOW };
-      ids.push((await startLoop({ ...base, prompt })).id);
+      ids.push((await startSessionLoop({ ...base, prompt })).id);
     }
     return { dir, ids };
   }
@@ -151,10 +153,14 @@ describe('cancelLoops', () => {
   it('cancels one loop by id or unique prefix and notes it in the journal', async () => {
     const { dir, ids } = await twoLoops();
     const [first, second] = ids as [string, string];
-    expect(await cancelLoops({ projectDir: dir, ids: [first.slice(0, 8)], now: NOW })).toEqual([
-      first,
-    ]);
-    const remaining = await listLoops({ projectDir: dir, now: NOW, orphanedAfterMinutes: 60 });
+    expect(
+      await cancelSessionLoops({ projectDir: dir, ids: [first.slice(0, 8)], now: NOW }),
+    ).toEqual([first]);
+    const remaining = await listSessionLoops({
+      projectDir: dir,
+      now: NOW,
+      orphanedAfterMinutes: 60,
+    });
     expect(remaining.map((loop) => loop.id)).toEqual([second]);
     const journal = await readFile(sessionLoopPaths(dir).journal(first), 'utf8');
     expect(journal).toMatch(/Loop cancelled/);
@@ -163,13 +169,15 @@ describe('cancelLoops', () => {
   it('cancels all, and names unknown ids', async () => {
     const { dir, ids } = await twoLoops();
     await expect(
-      cancelLoops({ projectDir: dir, ids: ['zzzzzzzz'], now: NOW }),
+      cancelSessionLoops({ projectDir: dir, ids: ['zzzzzzzz'], now: NOW }),
     ).rejects.toMatchObject({
       code: 'LOOP_NOT_FOUND',
     });
-    expect((await cancelLoops({ projectDir: dir, ids: 'all', now: NOW })).sort()).toEqual(
+    expect((await cancelSessionLoops({ projectDir: dir, ids: 'all', now: NOW })).sort()).toEqual(
       [...ids].sort(),
     );
-    expect(await listLoops({ projectDir: dir, now: NOW, orphanedAfterMinutes: 60 })).toEqual([]);
+    expect(await listSessionLoops({ projectDir: dir, now: NOW, orphanedAfterMinutes: 60 })).toEqual(
+      [],
+    );
   });
 });

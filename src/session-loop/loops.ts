@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { lstat, stat, unlink } from 'node:fs/promises';
 import { writeFileAtomic } from '../state/atomic-write.js';
 import { RalphError } from '../util/errors.js';
-import type { LoopEntry } from './decide.js';
+import type { SessionLoopEntry } from './decide.js';
 import { journalEntry, journalHeader } from './journal.js';
 import { LOOP_ID_PATTERN, sessionLoopPaths } from './paths.js';
 import { normalisePromise, promiseProblem } from './promise.js';
 import { checkPrompt } from './prompt-check.js';
-import { serialiseLoopFile } from './state-file.js';
-import { applyWrites, readLoopEntries, withLoopLock } from './store.js';
+import { serialiseSessionLoopFile } from './state-file.js';
+import { applyWrites, readSessionLoopEntries, withLoopLock } from './store.js';
 
 /** `ralph loop start | list | cancel`, as functions of the project folder and the time. */
 
@@ -22,7 +22,7 @@ export interface StartOptions {
   id?: string;
 }
 
-export interface StartedLoop {
+export interface StartedSessionLoop {
   id: string;
   statePath: string;
   journalPath: string;
@@ -30,7 +30,7 @@ export interface StartedLoop {
   warnings: string[];
 }
 
-export async function startLoop(options: StartOptions): Promise<StartedLoop> {
+export async function startSessionLoop(options: StartOptions): Promise<StartedSessionLoop> {
   const promise =
     options.completionPromise === undefined ? null : normalisePromise(options.completionPromise);
   const problem = promise === null ? undefined : promiseProblem(promise);
@@ -57,7 +57,10 @@ export async function startLoop(options: StartOptions): Promise<StartedLoop> {
       completion_promise: promise,
       started_at: startedAt,
     };
-    await writeFileAtomic(paths.state(id), serialiseLoopFile({ state, body: options.prompt }));
+    await writeFileAtomic(
+      paths.state(id),
+      serialiseSessionLoopFile({ state, body: options.prompt }),
+    );
     await writeFileAtomic(paths.journal(id), journalHeader(id, startedAt, options.prompt));
     return {
       id,
@@ -82,11 +85,12 @@ async function freshId(statePath: (id: string) => string): Promise<string> {
   }
 }
 
-export type LoopStatus = 'ACTIVE' | 'UNCLAIMED' | 'ORPHANED' | 'INACTIVE' | 'CORRUPT' | 'REFUSED';
+export type SessionLoopStatus =
+  'ACTIVE' | 'UNCLAIMED' | 'ORPHANED' | 'INACTIVE' | 'CORRUPT' | 'REFUSED';
 
-export interface LoopSummary {
+export interface SessionLoopSummary {
   id: string;
-  status: LoopStatus;
+  status: SessionLoopStatus;
   sessionId: string | null;
   iteration: number | null;
   maxIterations: number | null;
@@ -104,14 +108,14 @@ export interface LoopSummary {
  * started within that age. ORPHANED: either of those, silent for longer: its session is gone or
  * stuck, and no other session will take it over (that was the hijack bug): cancel it.
  */
-export async function listLoops(options: {
+export async function listSessionLoops(options: {
   projectDir: string;
   now: Date;
   orphanedAfterMinutes: number;
-}): Promise<LoopSummary[]> {
+}): Promise<SessionLoopSummary[]> {
   const paths = sessionLoopPaths(options.projectDir);
-  const entries = await readLoopEntries(options.projectDir);
-  const summaries: LoopSummary[] = [];
+  const entries = await readSessionLoopEntries(options.projectDir);
+  const summaries: SessionLoopSummary[] = [];
   for (const entry of entries) {
     const base = { id: entry.id, file: entry.path, journal: paths.journal(entry.id) };
     if (entry.kind !== 'loop') {
@@ -126,7 +130,7 @@ export async function listLoops(options: {
     const { state } = entry.file;
     const activity = await lastActivity(entry);
     const silent = options.now.getTime() - activity > options.orphanedAfterMinutes * 60_000;
-    const status: LoopStatus = !state.active
+    const status: SessionLoopStatus = !state.active
       ? 'INACTIVE'
       : silent
         ? 'ORPHANED'
@@ -157,7 +161,7 @@ const EMPTY = {
   lastActivityAt: null,
 };
 
-async function lastActivity(entry: Extract<LoopEntry, { kind: 'loop' }>): Promise<number> {
+async function lastActivity(entry: Extract<SessionLoopEntry, { kind: 'loop' }>): Promise<number> {
   const times = [(await stat(entry.path).catch(() => undefined))?.mtimeMs ?? 0];
   const transcript = entry.file.state.transcript_path;
   if (transcript !== undefined)
@@ -169,13 +173,13 @@ async function lastActivity(entry: Extract<LoopEntry, { kind: 'loop' }>): Promis
  * Removes the named loops (an id or a unique prefix) or, with `'all'`, every loop file. The
  * journal stays, with a note. Returns the ids removed.
  */
-export async function cancelLoops(options: {
+export async function cancelSessionLoops(options: {
   projectDir: string;
   ids: readonly string[] | 'all';
   now: Date;
 }): Promise<string[]> {
   return withLoopLock(options.projectDir, 'ralph loop cancel', async () => {
-    const entries = await readLoopEntries(options.projectDir);
+    const entries = await readSessionLoopEntries(options.projectDir);
     const targets =
       options.ids === 'all' ? entries : options.ids.map((id) => findEntry(entries, id));
     const at = options.now.toISOString();
@@ -193,7 +197,7 @@ export async function cancelLoops(options: {
   });
 }
 
-function findEntry(entries: readonly LoopEntry[], wanted: string): LoopEntry {
+function findEntry(entries: readonly SessionLoopEntry[], wanted: string): SessionLoopEntry {
   const exact = entries.find((entry) => entry.id === wanted);
   if (exact !== undefined) return exact;
   const matches = entries.filter((entry) => wanted !== '' && entry.id.startsWith(wanted));

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { parseLoopFile, quote, serialiseLoopFile, type LoopState } from './state-file.js';
+import {
+  parseSessionLoopFile,
+  quote,
+  serialiseSessionLoopFile,
+  type SessionLoopState,
+} from './state-file.js';
 
-const STATE: LoopState = {
+const STATE: SessionLoopState = {
   loop_id: 'abc12345',
   session_id: '',
   active: true,
@@ -32,11 +37,11 @@ const NASTY_PROMPTS: Record<string, string> = {
 describe('state file round trip', () => {
   for (const [name, body] of Object.entries(NASTY_PROMPTS)) {
     it(`keeps a prompt with ${name} byte for byte`, () => {
-      const text = serialiseLoopFile({ state: STATE, body });
-      const parsed = parseLoopFile(text);
+      const text = serialiseSessionLoopFile({ state: STATE, body });
+      const parsed = parseSessionLoopFile(text);
       expect(parsed).toEqual({ ok: true, file: { state: STATE, body } });
       // And once more: a re-serialised file is identical, so hook writes never drift.
-      if (parsed.ok) expect(serialiseLoopFile(parsed.file)).toBe(text);
+      if (parsed.ok) expect(serialiseSessionLoopFile(parsed.file)).toBe(text);
     });
   }
 
@@ -53,7 +58,7 @@ describe('state file round trip', () => {
   for (const promise of PROMISES) {
     it(`keeps the promise ${JSON.stringify(promise)} literally`, () => {
       const state = { ...STATE, completion_promise: promise, session_id: 'sess "1"' };
-      const parsed = parseLoopFile(serialiseLoopFile({ state, body: 'p' }));
+      const parsed = parseSessionLoopFile(serialiseSessionLoopFile({ state, body: 'p' }));
       expect(parsed.ok && parsed.file.state).toEqual(state);
     });
   }
@@ -65,9 +70,9 @@ describe('state file round trip', () => {
       claimed_at: '2026-01-21T12:01:00.000Z',
       transcript_path: '/tmp/t.jsonl',
     };
-    const text = serialiseLoopFile({ state, body: 'p' });
+    const text = serialiseSessionLoopFile({ state, body: 'p' });
     expect(text).toContain('completion_promise: null\n');
-    expect(parseLoopFile(text)).toEqual({ ok: true, file: { state, body: 'p' } });
+    expect(parseSessionLoopFile(text)).toEqual({ ok: true, file: { state, body: 'p' } });
   });
 
   it('escapes characters YAML would fold or strip', () => {
@@ -90,13 +95,13 @@ describe('parseLoopFile', () => {
       '',
       'Your prompt text here',
     ].join('\n');
-    const parsed = parseLoopFile(text);
+    const parsed = parseSessionLoopFile(text);
     expect(parsed.ok && parsed.file.body).toBe('Your prompt text here');
     expect(parsed.ok && parsed.file.state.started_at).toBe('2026-01-21T12:00:00Z');
   });
 
   it('takes a prompt right after the closing line, and an empty session as unclaimed', () => {
-    const parsed = parseLoopFile(
+    const parsed = parseSessionLoopFile(
       '---\nloop_id: abc12345\nsession_id:\nactive: true\niteration: 2\nmax_iterations: 0\ncompletion_promise: null\nstarted_at: x\n---\nbody\n',
     );
     expect(parsed.ok && parsed.file).toEqual({
@@ -129,7 +134,7 @@ describe('parseLoopFile', () => {
   ];
   for (const [name, text, reason] of CORRUPT) {
     it(`rejects ${name}`, () => {
-      const parsed = parseLoopFile(text);
+      const parsed = parseSessionLoopFile(text);
       expect(parsed.ok).toBe(false);
       if (!parsed.ok) expect(parsed.reason).toMatch(reason);
     });

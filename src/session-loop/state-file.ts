@@ -10,7 +10,7 @@ import { LOOP_ID_PATTERN } from './paths.js';
  * cut prompts at their first `---`).
  */
 
-export const loopStateSchema = z.object({
+export const sessionLoopStateSchema = z.object({
   loop_id: z.string().regex(LOOP_ID_PATTERN, 'must be 8 lowercase letters or digits'),
   // A file written by hand may say `session_id:` (null): that is unclaimed too.
   session_id: z
@@ -27,20 +27,21 @@ export const loopStateSchema = z.object({
   /** The owner's transcript: its modification time tells `ralph loop list` the session is alive. */
   transcript_path: z.string().optional(),
 });
-export type LoopState = z.output<typeof loopStateSchema>;
+export type SessionLoopState = z.output<typeof sessionLoopStateSchema>;
 
-export interface LoopFile {
-  state: LoopState;
+export interface SessionLoopFile {
+  state: SessionLoopState;
   /** The prompt, exactly as given to `ralph loop start`. */
   body: string;
 }
 
-export type ParsedLoopFile = { ok: true; file: LoopFile } | { ok: false; reason: string };
+export type ParsedSessionLoopFile =
+  { ok: true; file: SessionLoopFile } | { ok: false; reason: string };
 
 const OPENING = /^---\r?\n/;
 const CLOSING = /^---[ \t]*\r?$/m;
 
-export function parseLoopFile(text: string): ParsedLoopFile {
+export function parseSessionLoopFile(text: string): ParsedSessionLoopFile {
   const opening = OPENING.exec(text);
   if (opening === null)
     return { ok: false, reason: 'no front matter (the file must start with ---)' };
@@ -58,7 +59,7 @@ export function parseLoopFile(text: string): ParsedLoopFile {
   } catch (error) {
     return { ok: false, reason: `front matter is not valid YAML: ${firstLine(error)}` };
   }
-  const parsed = loopStateSchema.safeParse(data ?? {});
+  const parsed = sessionLoopStateSchema.safeParse(data ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue?.path.map(String).join('.') ?? '';
@@ -72,8 +73,8 @@ export function parseLoopFile(text: string): ParsedLoopFile {
   return { ok: true, file: { state: parsed.data, body } };
 }
 
-/** Writes what parseLoopFile reads back unchanged, whatever the prompt and promise contain. */
-export function serialiseLoopFile(file: LoopFile): string {
+/** Writes what parseSessionLoopFile reads back unchanged, whatever the prompt and promise contain. */
+export function serialiseSessionLoopFile(file: SessionLoopFile): string {
   const { state } = file;
   const lines = [
     `loop_id: ${quote(state.loop_id)}`,

@@ -1,9 +1,14 @@
 import { homedir } from 'node:os';
 import { loadConfig } from '../state/config.js';
 import { configSchema } from '../state/config-schema.js';
-import { decide, needsTranscript, type DecideConfig, type Decision } from './decide.js';
+import {
+  decideStop,
+  needsTranscript,
+  type StopDecisionConfig,
+  type StopDecision,
+} from './decide.js';
 import { stopHookInputSchema, type StopHookInput } from './hook-input.js';
-import { applyWrites, readLoopEntries, withLoopLock } from './store.js';
+import { applyWrites, readSessionLoopEntries, withLoopLock } from './store.js';
 import { readLastAssistantText } from './transcript.js';
 
 /**
@@ -26,7 +31,7 @@ export async function runStopHook(
   raw: unknown,
   projectDir: string,
   io: StopHookIo,
-): Promise<{ exitCode: 0; decision: Decision | undefined }> {
+): Promise<{ exitCode: 0; decision: StopDecision | undefined }> {
   const parsed = stopHookInputSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -38,12 +43,12 @@ export async function runStopHook(
   }
   const input = parsed.data;
   const config = await hookConfig(projectDir, io);
-  let decision: Decision;
+  let decision: StopDecision;
   try {
     decision = await withLoopLock(projectDir, 'ralph stop-hook', async () => {
-      const entries = await readLoopEntries(projectDir);
+      const entries = await readSessionLoopEntries(projectDir);
       const transcriptText = await transcriptFor(input, entries);
-      const decided = decide(input, entries, io.now, config, transcriptText);
+      const decided = decideStop(input, entries, io.now, config, transcriptText);
       try {
         decided.warnings.push(...(await applyWrites(decided.writes)));
         return decided;
@@ -74,7 +79,7 @@ async function transcriptFor(
   return readLastAssistantText(input.transcript_path);
 }
 
-async function hookConfig(projectDir: string, io: StopHookIo): Promise<DecideConfig> {
+async function hookConfig(projectDir: string, io: StopHookIo): Promise<StopDecisionConfig> {
   try {
     const loaded = await loadConfig({
       homeDir: io.env.HOME ?? homedir(),

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../state/atomic-write.js';
 import { acquireLock, type Lock } from '../state/lock.js';
 import { RalphError } from '../util/errors.js';
-import type { LoopEntry, Write } from './decide.js';
+import type { SessionLoopEntry, Write } from './decide.js';
 import { LOOP_ID_PATTERN, loopIdOfFileName, sessionLoopPaths } from './paths.js';
-import { parseLoopFile } from './state-file.js';
+import { parseSessionLoopFile } from './state-file.js';
 
 /**
  * Reading and writing the loop files of one project. Every read-modify-write (the Stop hook,
@@ -14,7 +14,7 @@ import { parseLoopFile } from './state-file.js';
  * not be undone by a hook that read the file just before.
  */
 
-export async function readLoopEntries(projectDir: string): Promise<LoopEntry[]> {
+export async function readSessionLoopEntries(projectDir: string): Promise<SessionLoopEntry[]> {
   const paths = sessionLoopPaths(projectDir);
   let names: string[];
   try {
@@ -22,7 +22,7 @@ export async function readLoopEntries(projectDir: string): Promise<LoopEntry[]> 
   } catch {
     return [];
   }
-  const entries: LoopEntry[] = [];
+  const entries: SessionLoopEntry[] = [];
   for (const name of names.sort()) {
     const id = loopIdOfFileName(name);
     if (id === undefined) continue;
@@ -32,7 +32,7 @@ export async function readLoopEntries(projectDir: string): Promise<LoopEntry[]> 
   return entries;
 }
 
-async function readEntry(path: string, id: string, journalPath: string): Promise<LoopEntry> {
+async function readEntry(path: string, id: string, journalPath: string): Promise<SessionLoopEntry> {
   const stats = await lstat(path).catch(() => undefined);
   if (stats?.isSymbolicLink() === true) return { kind: 'symlink', id, path };
   if (stats !== undefined && !stats.isFile())
@@ -45,7 +45,7 @@ async function readEntry(path: string, id: string, journalPath: string): Promise
   } catch (error) {
     return { kind: 'corrupt', id, path, reason: `unreadable (${errorCode(error)})` };
   }
-  const parsed = parseLoopFile(raw);
+  const parsed = parseSessionLoopFile(raw);
   if (!parsed.ok) return { kind: 'corrupt', id, path, reason: parsed.reason };
   if (parsed.file.state.loop_id !== id) {
     const reason = `loop_id ${parsed.file.state.loop_id} does not match the file name`;

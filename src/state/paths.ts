@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { RalphError } from '../util/errors.js';
 import { findGitRepo } from './git.js';
 
@@ -89,6 +89,23 @@ export function loopPaths(dir: string): LoopPaths {
   };
 }
 
+/**
+ * What ralph alone writes in a loop directory, so the guard keeps the agent off it: its config,
+ * hook scripts, logs and run state. The task list is not among them (the agent marks stories
+ * passing; ralph checks and restores what it may not change), nor progress.txt (it appends).
+ */
+export function loopControlPaths(paths: LoopPaths): string[] {
+  return [
+    paths.config,
+    paths.hooksDir,
+    paths.logsDir,
+    paths.status,
+    paths.events,
+    paths.safety,
+    paths.lock,
+  ];
+}
+
 /** The iteration and attempt an iteration log's file name stands for; undefined for other files. */
 export function iterationLogNumbers(
   fileName: string,
@@ -109,6 +126,11 @@ export interface ProjectPaths {
   config: string;
   /** The guard's decisions in interactive sessions (`ralph setup --guard`), outside any loop. */
   auditLog: string;
+}
+
+/** The project's own files the agent must not change: its config and the guard's audit logs. */
+export function projectControlPaths(paths: ProjectPaths): string[] {
+  return [paths.config, dirname(paths.auditLog)];
 }
 
 export function projectPaths(repoRoot: string): ProjectPaths {

@@ -12,10 +12,29 @@ import { loopPaths } from './paths.js';
 
 export const STATUS_SCHEMA_VERSION = 1;
 
-export const loopStateSchema = z
+// The run's state, why it stopped and what it waits for are facts status.json shares with the
+// LoopEvent schema (core/events.ts), which takes them from here: the lower layer owns them.
+
+export const runStateSchema = z
   .enum(['RUNNING', 'PAUSED', 'COMPLETE', 'REACHED_LIMIT', 'ERROR'])
   .describe('RUNNING while the loop works; PAUSED after Ctrl+C (resumable); the rest are final.');
-export type LoopState = z.infer<typeof loopStateSchema>;
+export type RunState = z.infer<typeof runStateSchema>;
+
+/** Why a run ended, for machines; `invalid_input`: the task list or config needs a fix (exit 2). */
+export const STOP_REASONS = [
+  'complete',
+  'max_iterations',
+  'blocked',
+  'breaker',
+  'budget',
+  'usage_limit',
+  'fatal',
+  'invalid_input',
+  'interrupted',
+] as const;
+
+/** What ralph waits for: the hourly call/token window, a usage-limit reset, a retry backoff. */
+export const WAIT_REASONS = ['rate_limit', 'usage_limit', 'retry'] as const;
 
 const timestamp = z.iso.datetime({ offset: true });
 const count = z.int().min(0);
@@ -28,7 +47,7 @@ const tokensSchema = z.looseObject({
 
 export const statusSchema = z.looseObject({
   schemaVersion: z.literal(STATUS_SCHEMA_VERSION).describe('Format version of this file.'),
-  state: loopStateSchema,
+  state: runStateSchema,
   pid: z.int().positive().optional().describe('Process id of the ralph that runs the loop.'),
   startedAt: timestamp.describe('When the run started (ISO 8601).'),
   updatedAt: timestamp.describe('When this file was last written (ISO 8601).'),
@@ -51,12 +70,11 @@ export const statusSchema = z.looseObject({
   exitReason: z.string().optional().describe('Why the run stopped, once it has.'),
   costUsd: z.number().min(0).optional().describe('Agent cost so far, in US dollars.'),
   tokens: tokensSchema.optional().describe('Tokens the agent used in this run so far.'),
+  // A string, not the enum: a newer ralph may stop for a reason this version does not know.
   stopReason: z
     .string()
     .optional()
-    .describe(
-      'Why the run stopped, for machines: complete, max_iterations, blocked, breaker, budget, usage_limit, fatal, interrupted.',
-    ),
+    .describe(`Why the run stopped, for machines: ${STOP_REASONS.join(', ')}.`),
   hint: z
     .string()
     .optional()
@@ -100,7 +118,7 @@ export const statusSchema = z.looseObject({
     .describe('Agent calls in the last hour against the hourly limit.'),
   waiting: z
     .looseObject({
-      reason: z.enum(['rate_limit', 'usage_limit', 'retry']),
+      reason: z.enum(WAIT_REASONS),
       since: timestamp,
       until: timestamp,
       remainingSeconds: z.number().min(0),

@@ -4,10 +4,9 @@ import { parseEvent, type MonitorEvent, type SequencedEvent } from '../../monito
 import { describeLoop } from '../../monitor/loops.js';
 import { clockTime, describeEvent, type LineKind } from '../../monitor/view/describe.js';
 import { readEvents } from '../../state/events-log.js';
-import { writeLine, type CliContext } from '../context.js';
+import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { reportError } from '../exit.js';
 import { useColor } from '../output.js';
-import type { SetExitCode } from '../program.js';
 import { resolveWatchTarget } from './watch-target.js';
 
 const KIND_COLORS: Record<LineKind, number | undefined> = {

@@ -10,9 +10,8 @@ import { textReporter } from '../../monitor/reporters/text.js';
 import { startRun } from '../../run/start-run.js';
 import { projectPaths } from '../../state/paths.js';
 import { RalphError } from '../../util/errors.js';
-import { homeDirOf, writeLine, type CliContext } from '../context.js';
+import { homeDirOf, writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { reportError } from '../exit.js';
-import type { SetExitCode } from '../program.js';
 
 const DEMO_DIR = fileURLToPath(new URL('../../../templates/demo/', import.meta.url));
 

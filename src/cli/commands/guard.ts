@@ -3,8 +3,8 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { appendAudit, summariseInput } from '../../guard/audit.js';
-import { decide, type Verdict } from '../../guard/decide.js';
-import { failClosed, hookOutput, parseHookInput } from '../../guard/hook-io.js';
+import { judgeToolCall, type Verdict } from '../../guard/decide.js';
+import { failClosed, preToolUseOutput, parsePreToolUseInput } from '../../guard/hook-io.js';
 import { resolvePolicy, type GuardSettings } from '../../guard/policy.js';
 import { projectPaths, userConfigPath } from '../../state/paths.js';
 
@@ -53,7 +53,7 @@ export async function guardMain(argv: readonly string[], io: GuardMainIo): Promi
       `internal error (${error instanceof Error ? error.message : String(error)})`,
     );
   }
-  io.stdout.write(`${hookOutput(verdict)}\n`);
+  io.stdout.write(`${preToolUseOutput(verdict)}\n`);
   return 0;
 }
 
@@ -64,7 +64,7 @@ async function run(argv: readonly string[], io: GuardMainIo, started: number): P
   if (unknown.length > 0)
     return failClosed(`unknown option ${unknown[0] ?? ''} (see ralph guard --help)`);
   if (io.stdin.isTTY === true) return failClosed('expects the PreToolUse hook JSON on stdin');
-  const parsed = parseHookInput(await readAll(io.stdin));
+  const parsed = parsePreToolUseInput(await readAll(io.stdin));
   if (!parsed.ok) return failClosed(parsed.problem);
   const { input } = parsed;
   const cwd = input.cwd !== undefined && isAbsolute(input.cwd) ? input.cwd : io.cwd;
@@ -75,7 +75,7 @@ async function run(argv: readonly string[], io: GuardMainIo, started: number): P
     settings: await guardSettings(projectRoot, io),
     unattended: argv.includes('--unattended'),
   });
-  const verdict = decide(input, policy);
+  const verdict = judgeToolCall(input, policy);
   const flag = argv.indexOf('--audit-log');
   const auditLog =
     flag >= 0 && argv[flag + 1] !== undefined

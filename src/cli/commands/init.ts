@@ -4,9 +4,8 @@ import { basename, relative } from 'node:path';
 import { findPromptFile, findTaskListFile, loopPaths, resolveLoopDir } from '../../state/paths.js';
 import { writeFileAtomic } from '../../state/atomic-write.js';
 import { RalphError } from '../../util/errors.js';
-import { writeLine, type CliContext } from '../context.js';
+import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { reportError } from '../exit.js';
-import type { SetExitCode } from '../program.js';
 import { loadCommandConfig } from '../settings.js';
 
 /** The scaffold, in the order it is listed to the user. Templates ship in the package's templates/. */

@@ -4,6 +4,8 @@ import type { LogSummary } from '../../agents/claude/inspect-log.js';
 import { classifyRun, type RunClassification } from '../../safety/classify.js';
 import type { RunEvidence } from '../../safety/evidence.js';
 import { localTimeZone } from '../../safety/reset-time.js';
+import type { LoopEvent } from '../../core/events.js';
+import { parseEvent } from '../../monitor/events.js';
 import { readEvents } from '../../state/events-log.js';
 
 /**
@@ -22,25 +24,8 @@ export interface InspectVerdict {
   basis: 'log and events.jsonl' | 'log only';
 }
 
-interface FinishedEvent {
-  type: 'iteration_finished';
-  iteration: number;
-  attempt: number;
-  at: string;
-  outcome: string;
-  detail: string;
-  exitCode?: number;
-  /** What the loop decided, with stderr in hand (which the log does not keep). */
-  classification?: RunClassification['kind'];
-  classificationWhy?: string;
-}
-
-interface UsageLimitEvent {
-  type: 'usage_limit';
-  iteration: number;
-  attempt: number;
-  resetAt?: string;
-}
+type FinishedEvent = Extract<LoopEvent, { type: 'iteration_finished' }>;
+type UsageLimitEvent = Extract<LoopEvent, { type: 'usage_limit' }>;
 
 export async function classifyLog(file: string, summary: LogSummary): Promise<InspectVerdict> {
   const { event, limit } = await eventsFor(file);
@@ -99,32 +84,19 @@ async function eventsFor(
   const match = /^iteration-(\d+)-attempt-(\d+)\.jsonl$/.exec(basename(file));
   if (match === null) return { event: undefined, limit: undefined };
   const [iteration, attempt] = [Number(match[1]), Number(match[2])];
-  const events = await readEvents(dirname(dirname(file))).catch(() => []);
-  const of = (candidate: unknown, attempts: number[]): boolean => {
-    if (typeof candidate !== 'object' || candidate === null) return false;
-    const record = candidate as Record<string, unknown>;
-    return record.iteration === iteration && attempts.includes(Number(record.attempt));
-  };
-  const recent = events.reverse();
+  const events = (await readEvents(dirname(dirname(file))).catch(() => []))
+    .map((value) => parseEvent(value))
+    .reverse();
+  const of = (event: { iteration: number; attempt: number }, attempts: number[]): boolean =>
+    event.iteration === iteration && attempts.includes(event.attempt);
   return {
-    event: recent.find((each): each is FinishedEvent => isFinished(each) && of(each, [attempt])),
+    event: events.find(
+      (each): each is FinishedEvent => each?.type === 'iteration_finished' && of(each, [attempt]),
+    ),
     // Recorded as the limit the next attempt waits for (or this one's, when it ends the run).
-    limit: recent.find(
+    limit: events.find(
       (each): each is UsageLimitEvent =>
-        (each as { type?: unknown }).type === 'usage_limit' && of(each, [attempt, attempt + 1]),
+        each?.type === 'usage_limit' && of(each, [attempt, attempt + 1]),
     ),
   };
-}
-
-function isFinished(event: unknown): event is FinishedEvent {
-  if (typeof event !== 'object' || event === null) return false;
-  const record = event as Record<string, unknown>;
-  return (
-    record.type === 'iteration_finished' &&
-    typeof record.iteration === 'number' &&
-    typeof record.attempt === 'number' &&
-    typeof record.at === 'string' &&
-    typeof record.outcome === 'string' &&
-    typeof record.detail === 'string'
-  );
 }

@@ -5,10 +5,9 @@ import { summariseLog } from '../../agents/claude/inspect-log.js';
 import { detectCompletion } from '../../core/completion.js';
 import { RalphError } from '../../util/errors.js';
 import { classifyLog } from './inspect-classify.js';
-import { writeLine, type CliContext } from '../context.js';
+import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { reportError } from '../exit.js';
 import { writeJson } from '../output.js';
-import type { SetExitCode } from '../program.js';
 
 export function inspectCommand(context: CliContext, setExitCode: SetExitCode) {
   return new Command('inspect')

@@ -3,10 +3,9 @@ import { resolve } from 'node:path';
 import { listLoops, type ListedState, type LoopListing } from '../../monitor/loops.js';
 import { money } from '../../monitor/view/describe.js';
 import { findGitRepo } from '../../state/git.js';
-import { writeLine, type CliContext } from '../context.js';
+import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { reportError } from '../exit.js';
 import { useColor, writeJson } from '../output.js';
-import type { SetExitCode } from '../program.js';
 import { shownPath } from './watch-target.js';
 
 const STATE_COLORS: Record<ListedState, number | undefined> = {

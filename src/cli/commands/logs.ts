@@ -5,9 +5,8 @@ import { followLines } from '../../monitor/follow.js';
 import { listIterationLogs, type IterationLog } from '../../monitor/logs.js';
 import { loopPaths } from '../../state/paths.js';
 import { RalphError } from '../../util/errors.js';
-import { writeLine, type CliContext } from '../context.js';
+import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { reportError } from '../exit.js';
-import type { SetExitCode } from '../program.js';
 import { renderAgentLine, renderAuditLine, type LineRenderer } from './log-render.js';
 import { resolveWatchTarget, shownPath } from './watch-target.js';
 

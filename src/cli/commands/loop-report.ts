@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
-import type { LoopSummary, StartedLoop } from '../../session-loop/loops.js';
+import type { SessionLoopSummary, StartedSessionLoop } from '../../session-loop/loops.js';
 import { sessionLoopPaths } from '../../session-loop/paths.js';
 import { projectDirOf } from '../../session-loop/project.js';
 import { writeLine, type CliContext } from '../context.js';
@@ -9,7 +9,7 @@ import { writeJson } from '../output.js';
 /** What `ralph loop start` and `ralph loop list` print. */
 
 export async function reportStarted(
-  started: StartedLoop,
+  started: StartedSessionLoop,
   maxIterations: number,
   context: CliContext,
   json: boolean,
@@ -56,7 +56,7 @@ async function hookInstalled(cwd: string): Promise<boolean> {
   return false;
 }
 
-export function printLoops(loops: readonly LoopSummary[], context: CliContext): void {
+export function printLoops(loops: readonly SessionLoopSummary[], context: CliContext): void {
   if (loops.length === 0) {
     writeLine(
       context.stdout,

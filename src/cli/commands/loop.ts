@@ -3,15 +3,19 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { loopGuide } from '../../session-loop/guide.js';
 import { createLineReader } from '../../session-loop/line-reader.js';
-import { cancelLoops, listLoops, newLoopId, startLoop } from '../../session-loop/loops.js';
+import {
+  cancelSessionLoops,
+  listSessionLoops,
+  newLoopId,
+  startSessionLoop,
+} from '../../session-loop/loops.js';
 import { projectDirOf } from '../../session-loop/project.js';
-import { readLoopEntries } from '../../session-loop/store.js';
+import { readSessionLoopEntries } from '../../session-loop/store.js';
 import { runWizard, WizardAborted } from '../../session-loop/wizard.js';
 import { RalphError } from '../../util/errors.js';
-import { writeLine, type CliContext } from '../context.js';
+import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { ExitCode, reportError } from '../exit.js';
 import { writeJson } from '../output.js';
-import type { SetExitCode } from '../program.js';
 import { loadCommandConfig } from '../settings.js';
 import { printLoops, reportStarted } from './loop-report.js';
 
@@ -60,7 +64,7 @@ export function loopCommand(
     .action(async (words, options) => {
       try {
         const prompt = await promptFrom(words, options.promptFile, context, stdin);
-        const started = await startLoop({
+        const started = await startSessionLoop({
           projectDir: await projectDirOf(context.cwd),
           prompt,
           maxIterations: options.maxIterations,
@@ -97,7 +101,7 @@ export function loopCommand(
           { loopId: id, task, backstopIterations },
         );
         reader.close();
-        const started = await startLoop({
+        const started = await startSessionLoop({
           projectDir: await projectDirOf(context.cwd),
           now: new Date(),
           id,
@@ -124,7 +128,7 @@ export function loopCommand(
     .action(async (options) => {
       try {
         const config = await loadCommandConfig(context);
-        const loops = await listLoops({
+        const loops = await listSessionLoops({
           projectDir: await projectDirOf(context.cwd),
           now: new Date(),
           orphanedAfterMinutes: config.loop.orphanedAfterMinutes,
@@ -145,7 +149,7 @@ export function loopCommand(
       try {
         const projectDir = await projectDirOf(context.cwd);
         if (id === undefined && options.yes !== true) {
-          const loops = await readLoopEntries(projectDir);
+          const loops = await readSessionLoopEntries(projectDir);
           if (loops.length === 0) {
             writeLine(context.stdout, 'No loops to cancel.');
             return;
@@ -156,7 +160,7 @@ export function loopCommand(
             return;
           }
         }
-        const removed = await cancelLoops({
+        const removed = await cancelSessionLoops({
           projectDir,
           ids: id === undefined ? 'all' : [id],
           now: new Date(),

@@ -3,10 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { isLoopback } from '../../monitor/web/auth.js';
 import { findGitRepo } from '../../state/git.js';
 import { RalphError } from '../../util/errors.js';
-import { writeLine, type CliContext } from '../context.js';
+import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { reportError } from '../exit.js';
 import { useColor } from '../output.js';
-import type { SetExitCode } from '../program.js';
 import { renderAgentLine } from './log-render.js';
 import { resolveWatchTarget } from './watch-target.js';
 

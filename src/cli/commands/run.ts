@@ -1,9 +1,8 @@
 import { Command, Option } from '@commander-js/extra-typings';
 import { planRun } from '../../run/plan.js';
-import { homeDirOf, type CliContext } from '../context.js';
+import { homeDirOf, type CliContext, type SetExitCode } from '../context.js';
 import { reportError } from '../exit.js';
 import { choicesOf, parseSetting, withDefault } from '../setting-option.js';
-import type { SetExitCode } from '../program.js';
 import { childRunArgs, detachRun } from './run-background.js';
 import { printDryRun } from './run-dry.js';
 import { runInTerminal } from './run-terminal.js';

@@ -2,9 +2,9 @@ import { Command } from '@commander-js/extra-typings';
 import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import {
-  chooseHookCommand,
+  chooseStopHookCommand,
   isRalphStopHook,
-  type HookCommand,
+  type StopHookCommand,
 } from '../../session-loop/hook-command.js';
 import { sessionLoopPaths } from '../../session-loop/paths.js';
 import { installPlugin, PLUGIN_NAME } from '../../session-loop/plugin-installer.js';
@@ -15,9 +15,8 @@ import {
 } from '../../session-loop/settings-installer.js';
 import { installGuardSettings } from '../../guard/setup-settings.js';
 import { RalphError } from '../../util/errors.js';
-import { writeLine, type CliContext } from '../context.js';
+import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { reportError } from '../exit.js';
-import type { SetExitCode } from '../program.js';
 
 /** `ralph setup --stop-hook | --plugin`: connects in-session loops to Claude Code. Idempotent. */
 export function setupCommand(context: CliContext, setExitCode: SetExitCode) {
@@ -64,7 +63,7 @@ export function setupCommand(context: CliContext, setExitCode: SetExitCode) {
     });
 }
 
-async function setupGuard(projectDir: string, hook: HookCommand, context: CliContext) {
+async function setupGuard(projectDir: string, hook: StopHookCommand, context: CliContext) {
   const { settingsLocal } = sessionLoopPaths(projectDir);
   const command = `${hook.prefix} guard`;
   const { action } = await installGuardSettings(settingsLocal, command);
@@ -85,18 +84,21 @@ async function setupGuard(projectDir: string, hook: HookCommand, context: CliCon
   );
 }
 
-async function hookCommand(custom: string | undefined, context: CliContext): Promise<HookCommand> {
+async function hookCommand(
+  custom: string | undefined,
+  context: CliContext,
+): Promise<StopHookCommand> {
   if (custom !== undefined) {
     const prefix = custom.replace(/\s+stop-hook\s*$/, '').trim();
     if (prefix === '') throw new RalphError('USAGE', '--hook-command is empty');
     return { prefix, form: 'custom', warnings: [] };
   }
-  return chooseHookCommand({ env: context.env, execPath: process.execPath });
+  return chooseStopHookCommand({ env: context.env, execPath: process.execPath });
 }
 
 async function setupStopHook(
   projectDir: string,
-  hook: HookCommand,
+  hook: StopHookCommand,
   context: CliContext,
 ): Promise<void> {
   const { settingsLocal, claudeDir } = sessionLoopPaths(projectDir);
@@ -120,7 +122,7 @@ async function setupStopHook(
 async function setupPlugin(
   projectDir: string,
   dir: string | undefined,
-  hook: HookCommand,
+  hook: StopHookCommand,
   context: CliContext,
 ): Promise<void> {
   const target =

@@ -7,10 +7,9 @@ import { readLock } from '../../state/lock.js';
 import { findTaskListFile, resolveLoopDir } from '../../state/paths.js';
 import { readStatus } from '../../state/status.js';
 import { RalphError } from '../../util/errors.js';
-import { writeLine, type CliContext } from '../context.js';
+import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { reportError } from '../exit.js';
 import { writeJson } from '../output.js';
-import type { SetExitCode } from '../program.js';
 import { loadCommandConfig } from '../settings.js';
 import { printSafety, safetyReport } from './status-safety.js';
 

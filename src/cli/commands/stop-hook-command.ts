@@ -1,6 +1,5 @@
 import { Command } from '@commander-js/extra-typings';
-import type { CliContext } from '../context.js';
-import type { SetExitCode } from '../program.js';
+import type { CliContext, SetExitCode } from '../context.js';
 import { stopHookMain } from './stop-hook.js';
 
 /**

@@ -4,10 +4,9 @@ import { waitForRunEnd } from '../../monitor/wait-run-end.js';
 import { readLock } from '../../state/lock.js';
 import { readStatus } from '../../state/status.js';
 import { RalphError } from '../../util/errors.js';
-import { writeLine, type CliContext } from '../context.js';
+import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { reportError } from '../exit.js';
 import { writeJson } from '../output.js';
-import type { SetExitCode } from '../program.js';
 import { stopLeftovers } from '../../run/leftovers.js';
 import { resolveWatchTarget } from './watch-target.js';
 

@@ -1,10 +1,9 @@
 import { Command } from '@commander-js/extra-typings';
 import { relative } from 'node:path';
 import { runPreflight, type PreflightReport } from '../../core/preflight.js';
-import { writeLine, type CliContext } from '../context.js';
+import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { ExitCode, reportError } from '../exit.js';
 import { markLine, useColor, writeJson } from '../output.js';
-import type { SetExitCode } from '../program.js';
 import { agentProbeFor, loadCommandConfig } from '../settings.js';
 
 export function validateCommand(context: CliContext, setExitCode: SetExitCode) {

@@ -1,6 +1,6 @@
 import type { Judge, SimpleCommand } from './analyze.js';
 import { checkRead, checkWrite, shown, splitArgs, valueOf } from './args.js';
-import type { CommandRule } from './commands.js';
+import type { CommandRule } from './command-rule.js';
 import type { Arg } from './words.js';
 
 /**

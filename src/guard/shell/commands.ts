@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { globSensitiveRule } from '../sensitive.js';
 import type { Judge, SimpleCommand } from './analyze.js';
 import { checkReadsOfAll, shown, valueOf } from './args.js';
+import type { CommandRule } from './command-rule.js';
 import { CODE_OPTION_RULES } from './code-options.js';
 import { FILE_RULES } from './file-commands.js';
 import { checkOutputOptions, FILE_OPTION_RULES } from './file-options.js';
@@ -19,8 +20,6 @@ import type { Arg } from './words.js';
  * administration denied; wrappers, shells and interpreters looked into; file commands checked
  * path by path), and for every command, whatever it is, no argument may name a secret.
  */
-
-export type CommandRule = (command: SimpleCommand, judge: Judge) => void;
 
 /** Becoming someone else, root above all: never in an unattended loop. */
 const PRIVILEGE = new Set([

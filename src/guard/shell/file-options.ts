@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { absolutePath } from '../path-rules.js';
 import type { Judge, SimpleCommand } from './analyze.js';
 import { checkRead, checkWrite, shown, splitArgs, valueOf } from './args.js';
-import type { CommandRule } from './commands.js';
+import type { CommandRule } from './command-rule.js';
 import type { Arg } from './words.js';
 
 /**

@@ -3,7 +3,7 @@ import { realPath } from '../policy.js';
 import { isWithin } from '../sensitive.js';
 import type { Judge, SimpleCommand } from './analyze.js';
 import { checkRead, checkReadsOfAll, checkWrite, shown, splitArgs, valueOf } from './args.js';
-import type { CommandRule } from './commands.js';
+import type { CommandRule } from './command-rule.js';
 import type { Arg } from './words.js';
 
 /**

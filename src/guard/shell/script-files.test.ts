@@ -2,10 +2,10 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decide } from '../decide.js';
+import { judgeToolCall } from '../decide.js';
 import { resolvePolicy } from '../policy.js';
 
-/** Scripts the guard reads before they run; the table (decide.cases.ts) has the main cases. */
+/** Scripts the guard reads before they run; the table (test/fixtures/guard/tool-call-table.ts) has the main cases. */
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'ralph-guard-scripts-')));
 const project = join(root, 'project');
@@ -17,7 +17,7 @@ afterAll(() => {
 });
 const policy = resolvePolicy({ projectRoot: project, homeDir: home, unattended: true });
 const bash = (command: string) =>
-  decide({ toolName: 'Bash', toolInput: { command }, cwd: project }, policy);
+  judgeToolCall({ toolName: 'Bash', toolInput: { command }, cwd: project }, policy);
 const file = (name: string, text: string | Buffer) => {
   writeFileSync(join(project, name), text, { mode: 0o755 });
 };

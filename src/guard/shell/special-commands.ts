@@ -8,7 +8,7 @@ import {
   splitArgs,
   valueOf,
 } from './args.js';
-import type { CommandRule } from './commands.js';
+import type { CommandRule } from './command-rule.js';
 import { git } from './git.js';
 import { judgePackageScripts } from './package-scripts.js';
 import { judgeShellScriptArg } from './script-files.js';

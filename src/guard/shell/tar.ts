@@ -10,7 +10,7 @@ import {
   valueOf,
   type SplitArgs,
 } from './args.js';
-import type { CommandRule } from './commands.js';
+import type { CommandRule } from './command-rule.js';
 import { checkTree } from './tree-reads.js';
 import { globTest, type TreeFilter } from './tree-walk.js';
 import type { Arg } from './words.js';

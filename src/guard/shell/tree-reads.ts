@@ -9,7 +9,7 @@ import {
   valueOf,
   type SplitArgs,
 } from './args.js';
-import type { CommandRule } from './commands.js';
+import type { CommandRule } from './command-rule.js';
 import { describeTreeSecret, findTreeSecret, globTest, type TreeFilter } from './tree-walk.js';
 import type { Arg } from './words.js';
 

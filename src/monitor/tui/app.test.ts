@@ -113,7 +113,14 @@ describe('MonitorApp (80×24)', () => {
         from: 'CLOSED',
         to: 'OPEN',
         reason: 'no progress',
-        breaker: { state: 'OPEN' },
+        breaker: {
+          state: 'OPEN',
+          noProgress: 3,
+          sameError: 0,
+          permissionDenials: 0,
+          thresholds: { noProgress: 3, sameError: 5, permissionDenials: 2 },
+          reason: 'no progress',
+        },
       },
       {
         type: 'wait_started',

@@ -31,13 +31,20 @@ export function describeEvent(event: MonitorEvent, textMax = 200): EventLine {
           event.model === undefined ? '' : ` [${event.model}]`
         }`,
       };
+    case 'agent_started':
+      return {
+        kind: 'other',
+        text: `agent started${event.model === undefined ? '' : ` [${event.model}]`}${
+          event.sessionId === undefined ? '' : `, session ${event.sessionId}`
+        }`,
+      };
     case 'agent_tool_use':
       return { kind: 'tool', text: `· ${event.name} ${oneLine(event.summary, 200)}` };
     case 'agent_text':
       return { kind: 'text', text: `“${oneLine(event.text, textMax)}”` };
     case 'iteration_finished': {
       const good = event.outcome === 'progress' || event.outcome === 'complete';
-      const cost = typeof event.costUsd === 'number' ? `, ${money(event.costUsd)}` : '';
+      const cost = event.costUsd === undefined ? '' : `, ${money(event.costUsd)}`;
       return {
         kind: good ? 'good' : 'bad',
         text: `${good ? '✓' : '✗'} iteration ${event.iteration} ${event.outcome}: ${oneLine(event.detail, 160)} (${seconds(event.durationMs)}${cost}) — ${event.storiesPassing}/${event.storiesTotal} passing`,
@@ -91,11 +98,6 @@ export function describeEvent(event: MonitorEvent, textMax = 200): EventLine {
         kind: /warn|error|open|limit|budget|wait/i.test(event.eventType) ? 'warn' : 'other',
         text: unknownLine(event.eventType, event.raw),
       };
-    default: {
-      // A LoopEvent type added after this switch was written: shown by its fields, never lost.
-      const raw = event as unknown as Record<string, unknown>;
-      return { kind: 'other', text: unknownLine(String(raw.type), raw) };
-    }
   }
 }
 

@@ -164,13 +164,13 @@ export function reduceView(
     }
     case 'iteration_finished': {
       const tokens = tokensOf(event.usage);
-      const cost = typeof event.costUsd === 'number' ? event.costUsd : 0;
+      const cost = event.costUsd ?? 0;
       const finished: Partial<IterationRow> = {
         finishedAt: event.at,
         outcome: event.outcome,
         detail: event.detail,
         durationMs: event.durationMs,
-        ...(typeof event.costUsd === 'number' ? { costUsd: event.costUsd } : {}),
+        ...(event.costUsd === undefined ? {} : { costUsd: event.costUsd }),
         ...(tokens === undefined ? {} : { tokens }),
       };
       const matches = (row: IterationRow): boolean =>

@@ -1,3 +1,5 @@
+import type { Spend } from '../../core/events.js';
+
 /** Tokens as the monitors add them up (the agent's TokenUsage, with shorter names). */
 export interface Tokens {
   input: number;
@@ -6,18 +8,13 @@ export interface Tokens {
   cacheCreation: number;
 }
 
-/** The agent's TokenUsage as events carry it (the monitor does not import the agent layer). */
-interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadInputTokens: number;
-  cacheCreationInputTokens: number;
-}
+/** The agent's TokenUsage as events carry it. */
+type Usage = Spend['tokens'];
 
 export const NO_TOKENS: Tokens = { input: 0, output: 0, cacheRead: 0, cacheCreation: 0 };
 
-export function tokensOf(usage: Usage | null | undefined): Tokens | undefined {
-  if (usage === undefined || usage === null) return undefined;
+export function tokensOf(usage: Usage | undefined): Tokens | undefined {
+  if (usage === undefined) return undefined;
   return {
     input: usage.inputTokens,
     output: usage.outputTokens,

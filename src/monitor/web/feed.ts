@@ -1,7 +1,7 @@
 import { readTaskListFile } from '../../plan/read.js';
 import { findTaskListFile } from '../../state/paths.js';
 import { countEvents, followEvents } from '../event-stream.js';
-import type { SequencedEvent } from '../events.js';
+import { eventTypeOf, type SequencedEvent } from '../events.js';
 import { derive, type Derived } from '../view/derive.js';
 import { describeEvent, type EventLine } from '../view/describe.js';
 import { watchLiveness, withLiveness } from '../liveness.js';
@@ -173,7 +173,7 @@ function eventMessage({ seq, event }: SequencedEvent): string {
   const payload = {
     seq,
     at: event.at,
-    type: event.type === 'unknown' ? event.eventType : event.type,
+    type: eventTypeOf(event),
     ...line,
   };
   return `id: ${seq}\nevent: loop\ndata: ${JSON.stringify(payload)}\n\n`;

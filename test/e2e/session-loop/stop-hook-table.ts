@@ -5,9 +5,9 @@ import { PassThrough, Readable } from 'node:stream';
 import { expect } from 'vitest';
 import { stopHookMain } from '../../../src/cli/commands/stop-hook.js';
 import {
-  parseLoopFile,
-  serialiseLoopFile,
-  type LoopState,
+  parseSessionLoopFile,
+  serialiseSessionLoopFile,
+  type SessionLoopState,
 } from '../../../src/session-loop/state-file.js';
 
 /**
@@ -34,7 +34,7 @@ interface Loop {
 }
 
 export function loopText(loop: Loop = {}): string {
-  const state: LoopState = {
+  const state: SessionLoopState = {
     loop_id: loop.id ?? A,
     session_id: loop.session ?? '',
     active: loop.active ?? true,
@@ -43,12 +43,12 @@ export function loopText(loop: Loop = {}): string {
     completion_promise: loop.promise === undefined ? 'DONE' : loop.promise,
     started_at: loop.startedAt ?? '2026-01-01T00:00:00.000Z',
   };
-  return serialiseLoopFile({ state, body: loop.body ?? 'Do the task.' });
+  return serialiseSessionLoopFile({ state, body: loop.body ?? 'Do the task.' });
 }
 
 export const stateName = (id: string) => `ralph-loop-${id}.local.md`;
 
-type Expect = 'absent' | 'unchanged' | ((state: LoopState, body: string) => void);
+type Expect = 'absent' | 'unchanged' | ((state: SessionLoopState, body: string) => void);
 
 export interface Case {
   name: string;
@@ -127,7 +127,7 @@ export async function runCase(testCase: Case): Promise<void> {
     } else if (expectation === 'unchanged') {
       expect(await snapshotOne(path)).toBe(before[name]);
     } else {
-      const parsed = parseLoopFile(await readFile(path, 'utf8'));
+      const parsed = parseSessionLoopFile(await readFile(path, 'utf8'));
       if (!parsed.ok) throw new Error(parsed.reason);
       expectation(parsed.file.state, parsed.file.body);
     }
