@@ -6,5 +6,7 @@ export default defineConfig({
     // Process-level tests spawn the built binary and git; give them room on a busy 2-core machine.
     testTimeout: 30_000,
     pool: 'forks',
+    // Says once per run when the corpus beside the checkout is missing (see test/corpus.ts).
+    globalSetup: ['test/corpus-notice.ts'],
   },
 });
