@@ -46,3 +46,13 @@ export function describeCorpus(name: string, body: () => void): void {
     });
   } else describe.skip(name, body);
 }
+
+/** `it` for one test that reads the corpus, inside a describe that otherwise does not. */
+export function itCorpus(name: string, body: () => Promise<void> | void, timeout?: number): void {
+  if (corpusAvailable()) it(name, body, timeout);
+  else if (corpusRequired()) {
+    it(`${name} (RALPH_CORPUS_REQUIRED=1)`, () => {
+      throw new Error(missingCorpusMessage());
+    });
+  } else it.skip(name, body);
+}

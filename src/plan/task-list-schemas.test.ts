@@ -14,15 +14,15 @@ const load = (name: string): unknown => JSON.parse(readFileSync(corpusPath('plan
 
 describeCorpus('task list schemas on the corpus', () => {
   it.each([
-    [prdHybridSchema, 'hybrid-526-oauth.json'],
-    [prdHybridSchema, 'yisu-prd-zh.json'],
-    [prdSnarktankSchema, 'snarktank-prd-example.json'],
-    [prdSnarktankSchema, 'ralph-tui-sample-prd.json'],
-    [featureListObjectSchema, 'mini-jwt-feature-list.json'],
-    [featureListObjectSchema, 'appointment-feature-list.json'],
-    [featureListArraySchema, 'mathweb-feature-list.json'],
-    [featureListArraySchema, 'fleet-e2e-toy-features.json'],
-  ])('accept real files (%#: %s)', (schema, name) => {
+    ['hybrid-526-oauth.json', prdHybridSchema],
+    ['yisu-prd-zh.json', prdHybridSchema],
+    ['snarktank-prd-example.json', prdSnarktankSchema],
+    ['ralph-tui-sample-prd.json', prdSnarktankSchema],
+    ['mini-jwt-feature-list.json', featureListObjectSchema],
+    ['appointment-feature-list.json', featureListObjectSchema],
+    ['mathweb-feature-list.json', featureListArraySchema],
+    ['fleet-e2e-toy-features.json', featureListArraySchema],
+  ])('accept real files (%s)', (name, schema) => {
     expect(schema.safeParse(load(name)).success).toBe(true);
   });
 });

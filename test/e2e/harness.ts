@@ -6,7 +6,6 @@ import { delimiter, join, resolve } from 'node:path';
 /** Process-level tests run the built binary exactly as a user would: `node dist/cli/bin.js`. */
 export const RALPH_BIN = resolve(import.meta.dirname, '../../dist/cli/bin.js');
 export const FAKE_BIN_DIR = resolve(import.meta.dirname, '../fixtures/bin');
-export const CORPUS_DIR = resolve(import.meta.dirname, '../../../shared/corpus');
 
 export interface RunResult {
   code: number;
