@@ -99,7 +99,9 @@ describe('findTreeSecret', () => {
     // 5001 files: on tmpfs where there is one (Linux), since creating them on a busy disk took
     // 11-29 s; hidden names, so a walk without dotfiles passes over each one at once.
     const wide = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : root, 'ralph-wide-'));
-    onTestFinished(() => rmSync(wide, { recursive: true, force: true }));
+    onTestFinished(() => {
+      rmSync(wide, { recursive: true, force: true });
+    });
     for (let i = 0; i <= WALK_ENTRIES; i++) writeFileSync(join(wide, `.f${i}`), '');
     const visible: TreeFilter = { hidden: false, follow: false };
     expect(findTreeSecret(wide, policy, visible)).toMatchObject({ kind: 'unfinished', path: wide });
