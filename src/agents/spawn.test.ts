@@ -55,9 +55,11 @@ function run(script: string, options: Partial<StreamingOptions> = {}) {
 }
 
 describe('spawnStreaming', () => {
-  it('streams lines (\\r\\n, no final newline) and resolves with the exit code', async () => {
-    const { lines, promise } = run("printf 'a\\r\\nb\\n\\nc'; echo oops >&2; exit 3");
+  it('streams lines (\\r\\n, no final newline) and resolves with the exit code and duration', async () => {
+    const started = performance.now();
+    const { lines, promise } = run("sleep 0.2; printf 'a\\r\\nb\\n\\nc'; echo oops >&2; exit 3");
     const failed = await promise;
+    const elapsed = performance.now() - started;
     expect(lines).toEqual(['a', 'b', '', 'c']);
     expect(failed).toMatchObject({
       exitCode: 3,
@@ -67,7 +69,9 @@ describe('spawnStreaming', () => {
       canceled: false,
       spawnError: undefined,
     });
-    expect(failed.durationMs).toBeGreaterThanOrEqual(0);
+    // The run's own time: at least the sleep in it, at most the time this test waited for it.
+    expect(failed.durationMs).toBeGreaterThanOrEqual(190);
+    expect(failed.durationMs).toBeLessThanOrEqual(elapsed + 1);
   });
 
   it('passes stderr to onStderr and resolves a clean exit with code 0', async () => {
@@ -249,14 +253,16 @@ describe('spawnStreaming', () => {
   });
 
   it('exposes a last-resort kill of every running group', async () => {
+    let killed: number | undefined;
     const { lines, promise } = run('sleep 60 & echo $!; echo ready; sleep 60', {
       onLine: (line) => {
         lines.push(line);
-        // Earlier tests' groups may still be settling, so at least this one.
-        if (line === 'ready') expect(killRunningProcessGroups('SIGKILL')).toBeGreaterThan(0);
+        if (line === 'ready') killed = killRunningProcessGroups('SIGKILL');
       },
     });
     const result = await promise;
+    // Earlier tests' groups may still be settling, so at least this one.
+    expect(killed).toBeGreaterThan(0);
     expect(result.exitSignal).toBe('SIGKILL');
     expect(await waitUntilGone(Number(lines[0]))).toBe(true);
   });
