@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { describe, it } from 'vitest';
+import { describeNeeding, itNeeding, type Requirement } from './requirements.js';
 
 /**
  * The real corpus (plans and transcripts gathered from other projects) lives beside the checkout
@@ -32,27 +32,21 @@ export function missingCorpusMessage(): string {
   return `the corpus is missing at ${CORPUS_DIR} (set RALPH_CORPUS_DIR, or place shared/ beside the checkout)`;
 }
 
-/**
- * `describe` for tests that read the corpus: runs them when it is there; else skips them, or,
- * when the corpus is required, replaces them with one failing test that says why.
- */
+function corpus(): Requirement {
+  return {
+    what: `the corpus at ${CORPUS_DIR}`,
+    present: corpusAvailable(),
+    required: corpusRequired(),
+    hint: 'RALPH_CORPUS_REQUIRED=1 makes it a failure; set RALPH_CORPUS_DIR or place shared/ beside the checkout',
+  };
+}
+
+/** `describe` for tests that read the corpus (skipped, or failed when required, without it). */
 export function describeCorpus(name: string, body: () => void): void {
-  if (corpusAvailable()) describe(name, body);
-  else if (corpusRequired()) {
-    describe(name, () => {
-      it('has the corpus (RALPH_CORPUS_REQUIRED=1)', () => {
-        throw new Error(missingCorpusMessage());
-      });
-    });
-  } else describe.skip(name, body);
+  describeNeeding(corpus(), name, body);
 }
 
 /** `it` for one test that reads the corpus, inside a describe that otherwise does not. */
 export function itCorpus(name: string, body: () => Promise<void> | void, timeout?: number): void {
-  if (corpusAvailable()) it(name, body, timeout);
-  else if (corpusRequired()) {
-    it(`${name} (RALPH_CORPUS_REQUIRED=1)`, () => {
-      throw new Error(missingCorpusMessage());
-    });
-  } else it.skip(name, body);
+  itNeeding(corpus(), name, body, timeout);
 }
