@@ -1,9 +1,15 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, expect, onTestFinished } from 'vitest';
-import { RALPH_BIN, runRalph, tempRepo, testEnv, type RunResult } from '../harness.js';
+import {
+  RALPH_BIN,
+  runRalph,
+  spawnForTest,
+  tempRepo,
+  testEnv,
+  type RunResult,
+} from '../harness.js';
 
 /**
  * A loop directory in a temp git repo, driven by the built binary with the fake `claude`
@@ -225,11 +231,12 @@ export interface RunningRalph {
 }
 
 export function startRalph(args: string[], cwd: string, env: NodeJS.ProcessEnv): RunningRalph {
-  const child = spawn(process.execPath, [RALPH_BIN, ...args], { cwd, env, stdio: 'pipe' });
+  // Its own process group, killed when the test ends (harness.ts), whatever the test got to.
+  const child = spawnForTest(process.execPath, [RALPH_BIN, ...args], { cwd, env, stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<RunResult & { at: number }>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => {
