@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, expect, onTestFinished } from 'vitest';
+import { afterAll, afterEach, expect, onTestFinished } from 'vitest';
 import {
   RALPH_BIN,
   runRalph,
@@ -122,6 +122,27 @@ export interface FakeLoop {
   log(iteration: number): Promise<string>;
 }
 
+/**
+ * A loop directory as `ralph init` writes it, made once per test file and copied into each
+ * test's repo: init itself is tested in init-validate-status.test.ts, and starting the binary
+ * once more for each of these tests cost about half a second apiece.
+ */
+let scaffold: Promise<string> | undefined;
+afterAll(async () => {
+  const dir = await scaffold?.catch(() => undefined);
+  if (dir !== undefined) await rm(join(dir, '../../..'), { recursive: true, force: true });
+});
+
+function initialised(): Promise<string> {
+  scaffold ??= (async () => {
+    const { repo, home } = await tempRepo(BRANCH);
+    const init = await runRalph(['init'], repo, testEnv(home));
+    if (init.code !== 0) throw new Error(`ralph init failed: ${init.stderr}`);
+    return join(repo, LOOP);
+  })();
+  return scaffold;
+}
+
 /** `taskList`: the stories, or prd.json's exact text. */
 export async function createFakeLoop(taskList: readonly StoryInput[] | string): Promise<FakeLoop> {
   const { repo, home } = await tempRepo(BRANCH);
@@ -132,9 +153,8 @@ export async function createFakeLoop(taskList: readonly StoryInput[] | string): 
   const scripts = join(repo, '..', 'fake-claude');
   await mkdir(scripts);
   const env = testEnv(home, { FAKE_CLAUDE_SCRIPT_DIR: scripts });
-  const init = await runRalph(['init'], repo, env);
-  if (init.code !== 0) throw new Error(`ralph init failed: ${init.stderr}`);
   const dir = join(repo, LOOP);
+  await cp(await initialised(), dir, { recursive: true });
   const prdFile = join(dir, 'prd.json');
   // The template spec.md names the template's stories; without it preflight skips the sync check.
   await rm(join(dir, 'spec.md'));
