@@ -355,6 +355,26 @@ describe('usage limits', () => {
     expect((await readSafety(dir, clock.now())).usageLimit.pending).toBeUndefined();
   });
 
+  it('resumes after the margin, not the unknown-reset backoff, when the reset passed just before', async () => {
+    const dir = await loopDir(['STORY-001']);
+    const clock = clockAt(START);
+    const justPassed: Step = async (request, loop) => ({
+      ...(await limited(request, loop)),
+      rateLimits: [
+        { status: 'rejected', resetsAt: Date.parse(START) - 2000, rateLimitType: 'five_hour' },
+      ],
+    });
+    const agent = fakeAgent(dir, [justPassed, pass('STORY-001')]);
+    const { result, events } = await run(dir, agent, clock);
+    expect(result).toMatchObject({ state: 'COMPLETE', iterations: 1 });
+    expect(ofType(events, 'wait_started')[0]).toMatchObject({
+      reason: 'usage_limit',
+      until: '2026-11-22T12:00:58.000Z',
+    });
+    expect(ofType(events, 'wait_started')[0]?.detail).not.toContain('unknown');
+    expect(agent.requests).toHaveLength(2);
+  });
+
   it('--on-usage-limit exit pauses with exit 2; the next run waits out the rest and resumes the iteration', async () => {
     const dir = await loopDir(['STORY-001']);
     const clock = clockAt(START);

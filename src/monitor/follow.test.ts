@@ -63,10 +63,13 @@ describe('followLines', () => {
     const file = join(root, 'later.jsonl');
     const follower = collect(file);
     await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(follower.lines).toEqual([]);
     await writeFile(file, 'hello\n');
     await until(() => follower.lines.length === 1);
     follower.stop();
     await follower.done;
+    expect(follower.lines).toEqual(['hello']);
+    expect(follower.resets()).toBe(0);
   });
 
   it('starts from an offset, and starts over when the file is replaced by a shorter one', async () => {
@@ -105,11 +108,13 @@ describe('followLines', () => {
         lines.push(...batch);
       },
     });
+    expect(lines).toEqual([]);
     await mkdir(folder);
     await writeFile(file, 'found\n');
     await until(() => lines.length === 1);
     controller.abort();
     await done;
+    expect(lines).toEqual(['found']);
   });
 });
 

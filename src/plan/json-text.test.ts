@@ -1,11 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { corpusFiles, corpusPath, describeCorpus } from '../../test/corpus.js';
 import { RalphError } from '../util/errors.js';
 import { parseJsonText } from './json-text.js';
-
-const corpus = resolve(process.cwd(), '../shared/corpus/plans');
-const corpusFiles = readdirSync(corpus).filter((name) => name.endsWith('.json'));
 
 function syntaxError(text: string): RalphError {
   try {
@@ -17,10 +14,18 @@ function syntaxError(text: string): RalphError {
   throw new Error('expected a syntax error');
 }
 
-describe('parseJsonText', () => {
-  it.each(corpusFiles)('reads %s exactly as JSON.parse does', (name) => {
-    const text = readFileSync(join(corpus, name), 'utf8');
+describeCorpus('parseJsonText on the corpus', () => {
+  it.each(corpusFiles('plans', '.json'))('reads %s exactly as JSON.parse does', (name) => {
+    const text = readFileSync(corpusPath('plans', name), 'utf8');
     expect(parseJsonText(text, name).value).toEqual(JSON.parse(text));
+  });
+});
+
+describe('parseJsonText', () => {
+  it('reads nested values, numbers, literals and Unicode exactly as JSON.parse does', () => {
+    const text =
+      '{\n  "a": [1, -2.5e3, 0.125, true, false, null, {}],\n  "b": {"c": "中文 ✓", "d": []},\n  "": ""\n}\n';
+    expect(parseJsonText(text, 'f.json').value).toEqual(JSON.parse(text));
   });
 
   it('decodes escapes, including surrogate pairs, as JSON.parse does', () => {

@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { corpusPath, describeCorpus } from '../../test/corpus.js';
 import { nextStory, sortStories, summarise } from './order.js';
 import { parseTaskList } from './read.js';
 import type { Story, TaskList } from './types.js';
 
-const corpus = resolve(process.cwd(), '../shared/corpus/plans');
 const read = (name: string): TaskList =>
-  parseTaskList(readFileSync(join(corpus, name), 'utf8'), name).taskList;
+  parseTaskList(readFileSync(corpusPath('plans', name), 'utf8'), name).taskList;
 
 function story(index: number, id: string, fields: Partial<Story> = {}): Story {
   return {
@@ -38,8 +37,10 @@ function list(stories: Story[]): TaskList {
 const ids = (stories: readonly Story[]) => stories.map((s) => s.id);
 
 describe('sortStories', () => {
-  it('puts decimal ids in id order when there are no priorities (hybrid-decimal-ids-unsorted)', () => {
-    const { stories } = read('hybrid-decimal-ids-unsorted.json');
+  it('puts decimal ids in id order when there are no priorities', () => {
+    const stories = ['STORY-002.1', 'STORY-003', 'STORY-001', 'STORY-002'].map((id, i) =>
+      story(i, id),
+    );
     expect(ids(sortStories(stories))).toEqual([
       'STORY-001',
       'STORY-002',
@@ -72,16 +73,16 @@ describe('sortStories', () => {
     expect(ids(stories)).toEqual(['S-2', 'S-1']);
   });
 
-  it('puts critical before high in mathweb-feature-list.json', () => {
-    const sorted = sortStories(read('mathweb-feature-list.json').stories);
-    expect(sorted[0]!.priority).toBe(0);
-    expect(sorted.map((s) => s.priority)).toEqual(
-      [...sorted.map((s) => s.priority)].sort((a, b) => (a ?? 9) - (b ?? 9)),
-    );
+  it('puts critical before high, high before medium and low (word priorities)', () => {
+    const words = ['low', 'high', 'critical', 'medium', 'high'];
+    const text = JSON.stringify(words.map((priority, i) => ({ description: `f${i}`, priority })));
+    const sorted = sortStories(parseTaskList(text, 'feature_list.json').taskList.stories);
+    expect(sorted.map((s) => s.priority)).toEqual([0, 1, 1, 2, 3]);
+    expect(ids(sorted)).toEqual(['#3', '#2', '#5', '#4', '#1']);
   });
 });
 
-describe('nextStory on the corpus', () => {
+describeCorpus('nextStory and summarise on the corpus', () => {
   it.each([
     ['hybrid-decimal-ids-unsorted.json', 'STORY-001'],
     ['hybrid-decimal-ids-current.json', 'STORY-002.1'],
@@ -97,23 +98,59 @@ describe('nextStory on the corpus', () => {
     expect(nextStory(read(name))?.id).toBe(id);
   });
 
-  it('picks the first open item of a list without ids, in file order', () => {
+  it('picks the first open item of a list without ids (magic-tower-feature-list-late.json)', () => {
     const taskList = read('magic-tower-feature-list-late.json');
     const firstOpen = taskList.stories.find((s) => !s.passes);
     expect(nextStory(taskList)).toBe(firstOpen);
   });
 
-  it('holds CONFLICT-004 back until all three of its dependencies pass', () => {
-    const taskList = read('ralph-tui-conflict-prd.json');
-    const pass = (...passing: string[]) =>
-      list(taskList.stories.map((s) => ({ ...s, passes: passing.includes(s.id) })));
-    expect(nextStory(pass('CONFLICT-001', 'CONFLICT-002'))?.id).toBe('CONFLICT-003');
-    expect(summarise(pass('CONFLICT-001', 'CONFLICT-002')).blocked.map((s) => s.id)).toEqual([
-      'CONFLICT-004',
-    ]);
-    expect(nextStory(pass('CONFLICT-001', 'CONFLICT-002', 'CONFLICT-003'))?.id).toBe(
-      'CONFLICT-004',
+  it('counts hybrid-33-midrun.json and ralph-tui-test-prd.json', () => {
+    const summary = summarise(read('hybrid-33-midrun.json'));
+    expect(summary).toMatchObject({ total: 23, passing: 12, blocked: [] });
+    expect(summary.next?.passes).toBe(false);
+    const blocked = summarise(read('ralph-tui-test-prd.json'));
+    expect(blocked.next?.id).toBe('TEST-001');
+    expect(ids(blocked.blocked)).toEqual(['TEST-004', 'TEST-005']);
+  });
+
+  it('sorts mathweb-feature-list.json with critical first', () => {
+    const sorted = sortStories(read('mathweb-feature-list.json').stories);
+    expect(sorted[0]!.priority).toBe(0);
+    expect(sorted.map((s) => s.priority)).toEqual(
+      [...sorted.map((s) => s.priority)].sort((a, b) => (a ?? 9) - (b ?? 9)),
     );
+  });
+});
+
+/** Four stories: 004 depends on the other three (the shape of ralph-tui's conflict example). */
+const conflict = (...passing: string[]): TaskList =>
+  list(
+    ['C-001', 'C-002', 'C-003', 'C-004'].map((id, index) =>
+      story(index, id, {
+        priority: index + 1,
+        passes: passing.includes(id),
+        dependsOn: id === 'C-004' ? ['C-001', 'C-002', 'C-003'] : [],
+      }),
+    ),
+  );
+
+describe('nextStory', () => {
+  it('picks the first open story in order, none when all pass', () => {
+    expect(nextStory(conflict())?.id).toBe('C-001');
+    expect(nextStory(conflict('C-001', 'C-002', 'C-003', 'C-004'))).toBeUndefined();
+  });
+
+  it('picks the first open item of a list without ids, in file order', () => {
+    const items = [true, false, false].map((passes, i) => ({ description: `item ${i}`, passes }));
+    const taskList = parseTaskList(JSON.stringify(items), 'feature_list.json').taskList;
+    expect(nextStory(taskList)?.id).toBe('#2');
+    expect(nextStory(taskList)).toBe(taskList.stories[1]);
+  });
+
+  it('holds a story back until all three of its dependencies pass', () => {
+    expect(nextStory(conflict('C-001', 'C-002'))?.id).toBe('C-003');
+    expect(ids(summarise(conflict('C-001', 'C-002')).blocked)).toEqual(['C-004']);
+    expect(nextStory(conflict('C-001', 'C-002', 'C-003'))?.id).toBe('C-004');
   });
 
   it('treats a dependency on a missing id as not passing', () => {
@@ -128,24 +165,30 @@ describe('nextStory on the corpus', () => {
 });
 
 describe('summarise', () => {
-  it('counts hybrid-33-midrun.json', () => {
-    const summary = summarise(read('hybrid-33-midrun.json'));
-    expect(summary).toMatchObject({ total: 23, passing: 12, blocked: [] });
-    expect(summary.next?.passes).toBe(false);
+  it('counts a list half done', () => {
+    const summary = summarise(conflict('C-001', 'C-003'));
+    expect(summary).toMatchObject({ total: 4, passing: 2 });
+    expect(summary.next?.id).toBe('C-002');
+    expect(ids(summary.blocked)).toEqual(['C-004']);
   });
 
   it('reports a finished list as having no next story', () => {
-    expect(summarise(read('hybrid-33-archived-complete.json'))).toEqual({
-      total: 23,
-      passing: 23,
+    expect(summarise(conflict('C-001', 'C-002', 'C-003', 'C-004'))).toEqual({
+      total: 4,
+      passing: 4,
       next: undefined,
       blocked: [],
     });
   });
 
-  it('lists blocked stories in order (ralph-tui-test-prd.json)', () => {
-    const summary = summarise(read('ralph-tui-test-prd.json'));
-    expect(summary.next?.id).toBe('TEST-001');
-    expect(ids(summary.blocked)).toEqual(['TEST-004', 'TEST-005']);
+  it('lists blocked stories in order', () => {
+    const taskList = list([
+      story(0, 'T-1'),
+      story(1, 'T-2', { dependsOn: ['T-1'] }),
+      story(2, 'T-3', { dependsOn: ['T-2'] }),
+    ]);
+    const summary = summarise(taskList);
+    expect(summary.next?.id).toBe('T-1');
+    expect(ids(summary.blocked)).toEqual(['T-2', 'T-3']);
   });
 });

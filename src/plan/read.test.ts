@@ -1,13 +1,13 @@
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { corpusFiles, corpusPath, describeCorpus } from '../../test/corpus.js';
 import { parseTaskList, readTaskListFile } from './read.js';
 import type { TaskListFormat } from './types.js';
 
-const corpus = resolve(process.cwd(), '../shared/corpus/plans');
-const read = (name: string) => parseTaskList(readFileSync(join(corpus, name), 'utf8'), name);
+const read = (name: string) => parseTaskList(readFileSync(corpusPath('plans', name), 'utf8'), name);
 
 const expected: Record<string, [TaskListFormat, number, number]> = {
   'agentic-loop-prd.json': ['prd-hybrid', 1, 1],
@@ -38,10 +38,9 @@ const expected: Record<string, [TaskListFormat, number, number]> = {
   'yisu-prd-zh.json': ['prd-hybrid', 7, -1],
 };
 
-describe('parseTaskList on the corpus', () => {
-  it('covers every corpus file', async () => {
-    const names = (await readdir(corpus)).filter((name) => name.endsWith('.json'));
-    expect(names.sort()).toEqual(Object.keys(expected).sort());
+describeCorpus('parseTaskList on the corpus', () => {
+  it('covers every corpus file', () => {
+    expect(corpusFiles('plans', '.json')).toEqual(Object.keys(expected).sort());
   });
 
   it.each(Object.entries(expected))('reads %s', (name, [format, total, passing]) => {
@@ -116,6 +115,77 @@ describe('parseTaskList on the corpus', () => {
     expect(taskList.stories[0]!.notes).toBe('这是结构 story，不做真实逻辑。');
     expect(taskList.name).toBe('third-workbench-review-loop');
   });
+});
+
+describe('parseTaskList', () => {
+  const parse = (value: unknown, name = 'prd.json') =>
+    parseTaskList(JSON.stringify(value, null, 2), name).taskList;
+
+  it('reads a missing passes field as open, and name and branchName', () => {
+    const taskList = parse({
+      name: 'Sample Feature',
+      branchName: 'feature/sample',
+      userStories: [
+        { id: 'US-001', title: 'a', passes: true },
+        { id: 'US-002', title: 'b', dependsOn: ['US-001'] },
+      ],
+    });
+    expect(taskList.stories.map((s) => s.passes)).toEqual([true, false]);
+    expect(taskList).toMatchObject({ name: 'Sample Feature', branchName: 'feature/sample' });
+    expect(taskList.stories[1]!.dependsOn).toEqual(['US-001']);
+  });
+
+  it('synthesises #1, #2… for items without ids, in file order', () => {
+    const items = ['a', 'b', 'c'].map((description) => ({ description, steps: [], passes: false }));
+    const stories = parse(items, 'feature_list.json').stories;
+    expect(stories.map((s) => [s.id, s.hasId, s.priority])).toEqual([
+      ['#1', false, undefined],
+      ['#2', false, undefined],
+      ['#3', false, undefined],
+    ]);
+  });
+
+  it('takes a title from name, or else the first line of the description', () => {
+    const stories = parse(
+      [
+        { id: 'A', name: 'Implement help command', passes: false },
+        { id: 'B', description: 'Example: builds\nin detail', steps: ['Run it', 'No errors'] },
+      ],
+      'features.json',
+    ).stories;
+    expect(stories[0]).toMatchObject({ title: 'Implement help command', description: '' });
+    expect(stories[1]).toMatchObject({
+      title: 'Example: builds',
+      acceptanceCriteria: ['Run it', 'No errors'],
+    });
+  });
+
+  it('reads "stories" and a slug id', () => {
+    const taskList = parse({ project: 'self-audit', stories: [{ id: 'docs', title: 'Docs' }] });
+    expect(taskList.stories[0]!.id).toBe('docs');
+    expect(taskList.stories).toHaveLength(1);
+  });
+
+  it('reads dependencies as dependsOn and keeps non-ASCII titles', () => {
+    const features = [
+      { id: 'FEAT-001', name: '项目依赖配置', passes: false },
+      { id: 'FEAT-002', name: 'b', passes: false, dependencies: ['FEAT-001'] },
+    ];
+    const taskList = parse({ project_name: 'appointments', features }, 'feature_list.json');
+    expect(taskList.stories[1]!.dependsOn).toEqual(['FEAT-001']);
+    expect(taskList.stories[0]!.title).toBe('项目依赖配置');
+  });
+
+  it('normalises word priorities, with critical above high', () => {
+    const words = ['critical', 'high', 'medium', 'low'];
+    const items = words.map((priority, i) => ({ description: `f${i}`, priority }));
+    expect(parse(items, 'feature_list.json').stories.map((s) => s.priority)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('joins a list of notes into lines', () => {
+    const stories = parse({ userStories: [{ id: 'S-1', title: 't', notes: ['一', 'two'] }] });
+    expect(stories.stories[0]!.notes).toBe('一\ntwo');
+  });
 
   it('reads feature_list.json fields', () => {
     const text = JSON.stringify({
@@ -186,9 +256,13 @@ describe('parseTaskList on the corpus', () => {
 
 describe('readTaskListFile', () => {
   it('reads a file from disk', async () => {
-    const doc = await readTaskListFile(join(corpus, 'snarktank-prd-example.json'));
-    expect(doc.taskList.stories).toHaveLength(4);
-    expect(doc.text).toBe(await readFile(join(corpus, 'snarktank-prd-example.json'), 'utf8'));
+    const dir = await mkdtemp(join(tmpdir(), 'ralph-read-'));
+    const file = join(dir, 'prd.json');
+    const stories = ['US-001', 'US-002'].map((id) => ({ id, title: id, passes: false }));
+    await writeFile(file, `${JSON.stringify({ userStories: stories }, null, 2)}\n`);
+    const doc = await readTaskListFile(file);
+    expect(doc.taskList.stories).toHaveLength(2);
+    expect(doc.text).toBe(await readFile(file, 'utf8'));
   });
 
   it('says to run ralph init when the file does not exist', async () => {

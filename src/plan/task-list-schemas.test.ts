@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -9,22 +8,34 @@ import {
   prdSnarktankSchema,
   prdStorySchema,
 } from './task-list-schemas.js';
+import { corpusPath, describeCorpus } from '../../test/corpus.js';
 
-const corpus = resolve(process.cwd(), '../shared/corpus/plans');
-const load = (name: string): unknown => JSON.parse(readFileSync(join(corpus, name), 'utf8'));
+const load = (name: string): unknown => JSON.parse(readFileSync(corpusPath('plans', name), 'utf8'));
+
+describeCorpus('task list schemas on the corpus', () => {
+  it.each([
+    ['hybrid-526-oauth.json', prdHybridSchema],
+    ['yisu-prd-zh.json', prdHybridSchema],
+    ['snarktank-prd-example.json', prdSnarktankSchema],
+    ['ralph-tui-sample-prd.json', prdSnarktankSchema],
+    ['mini-jwt-feature-list.json', featureListObjectSchema],
+    ['appointment-feature-list.json', featureListObjectSchema],
+    ['mathweb-feature-list.json', featureListArraySchema],
+    ['fleet-e2e-toy-features.json', featureListArraySchema],
+  ])('accept real files (%s)', (name, schema) => {
+    expect(schema.safeParse(load(name)).success).toBe(true);
+  });
+});
 
 describe('task list schemas', () => {
+  const story = { id: 'S-1', title: 't', acceptanceCriteria: ['a'], priority: 1, passes: false };
   it.each([
-    [prdHybridSchema, 'hybrid-526-oauth.json'],
-    [prdHybridSchema, 'yisu-prd-zh.json'],
-    [prdSnarktankSchema, 'snarktank-prd-example.json'],
-    [prdSnarktankSchema, 'ralph-tui-sample-prd.json'],
-    [featureListObjectSchema, 'mini-jwt-feature-list.json'],
-    [featureListObjectSchema, 'appointment-feature-list.json'],
-    [featureListArraySchema, 'mathweb-feature-list.json'],
-    [featureListArraySchema, 'fleet-e2e-toy-features.json'],
-  ])('accept real files (%#: %s)', (schema, name) => {
-    expect(schema.safeParse(load(name)).success).toBe(true);
+    [prdHybridSchema, { description: 'd', createdAt: '2026-01-01', userStories: [story] }],
+    [prdSnarktankSchema, { project: 'p', branchName: 'b', userStories: [story] }],
+    [featureListObjectSchema, { features: [{ id: 'F1', description: 'd', passes: false }] }],
+    [featureListArraySchema, [{ description: 'd', steps: ['s'], passes: true }]],
+  ])('accept a small list of each format (%#)', (schema, value) => {
+    expect(schema.safeParse(value).success).toBe(true);
   });
 
   it('let unknown fields through untouched', () => {

@@ -1,22 +1,58 @@
 import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { corpusFiles, corpusPath, describeCorpus } from '../../test/corpus.js';
 import { RalphError } from '../util/errors.js';
 import { nodeAt } from './json-path.js';
 import { parseTaskList, readTaskListFile, type TaskListDocument } from './read.js';
 import { applyStoryEdits, updateStories, writeTaskListFile } from './write.js';
 
-const corpus = resolve(process.cwd(), '../shared/corpus/plans');
-const corpusFiles = readdirSync(corpus).filter((name) => name.endsWith('.json'));
-
 async function copyToTemp(name: string, text?: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'ralph-write-'));
   const file = join(dir, 'prd.json');
-  await writeFile(file, text ?? readFileSync(join(corpus, name)));
+  await writeFile(file, text ?? readFileSync(corpusPath('plans', name)));
   return file;
 }
+
+/** Small task lists in each format and in several layouts, written for these tests. */
+const FIXTURES: Record<string, string> = {
+  'hybrid, two spaces, a story without passes': `${JSON.stringify(
+    {
+      description: 'd',
+      userStories: [
+        { id: 'S-1', title: 'a', passes: true, notes: ['one', 'two'] },
+        { id: 'S-2', title: 'b', dependsOn: ['S-1'] },
+        { id: 'S-3', title: 'c', passes: false, notes: '' },
+      ],
+    },
+    null,
+    2,
+  )}\n`,
+  'snarktank, four spaces, CRLF, no final newline': JSON.stringify(
+    { project: 'p', userStories: [{ id: 'US-001', passes: false }, { id: 'US-002' }] },
+    null,
+    4,
+  ).replace(/\n/g, '\r\n'),
+  'feature list object, tabs': JSON.stringify(
+    {
+      features: [
+        { id: 'F1', description: 'x', passes: false },
+        { id: 'F2', passes: true },
+      ],
+    },
+    null,
+    '\t',
+  ),
+  'feature list array, one line, BOM': `\uFEFF[{"description": "a", "passes": false}, {"description": "b"}]`,
+};
+
+/** Each corpus file as [name, undefined] (read from the corpus), or each fixture with its text. */
+const roundTrips = (names: string[], texts: Record<string, string> = {}) => [
+  ...names.map((name): [string, string | undefined] => [name, undefined]),
+  ...Object.entries(texts),
+];
 
 function storySpan(doc: TaskListDocument, index: number): { start: number; end: number } {
   const node = nodeAt(doc.json.root, [...doc.storiesPath, index]);
@@ -46,9 +82,10 @@ function expectOnlyPassesChanged(doc: TaskListDocument, index: number, after: st
   expect(at).toBeLessThan(span.end);
 }
 
-describe('round trip on the corpus', () => {
-  it.each(corpusFiles)('%s: no change writes nothing and keeps every byte', async (name) => {
-    const file = await copyToTemp(name);
+/** The round trip on task lists: what was not changed keeps every byte. */
+function roundTrip(cases: [string, string | undefined][]): void {
+  it.each(cases)('%s: no change writes nothing and keeps every byte', async (name, text) => {
+    const file = await copyToTemp(name, text);
     const original = await readFile(file);
     const doc = await readTaskListFile(file);
     expect(updateStories(doc, [])).toBe(doc.text);
@@ -58,15 +95,15 @@ describe('round trip on the corpus', () => {
     expect((await readFile(file)).equals(original)).toBe(true);
   });
 
-  it.each(corpusFiles)('%s: flipping passes changes exactly that value', async (name) => {
-    const file = await copyToTemp(name);
+  it.each(cases)('%s: flipping passes changes exactly that value', async (name, text) => {
+    const file = await copyToTemp(name, text);
     const doc = await readTaskListFile(file);
     const count = doc.taskList.stories.length;
     for (const index of new Set([0, Math.floor(count / 2), count - 1])) {
       const story = doc.taskList.stories[index]!;
-      const text = updateStories(doc, [{ id: story.id, passes: !story.passes }]);
-      expectOnlyPassesChanged(doc, index, text);
-      const reread = parseTaskList(text, file).taskList;
+      const updated = updateStories(doc, [{ id: story.id, passes: !story.passes }]);
+      expectOnlyPassesChanged(doc, index, updated);
+      const reread = parseTaskList(updated, file).taskList;
       expect(reread.stories[index]).toEqual({ ...story, passes: !story.passes });
       expect(reread.stories.filter((_, i) => i !== index)).toEqual(
         doc.taskList.stories.filter((_, i) => i !== index),
@@ -78,6 +115,14 @@ describe('round trip on the corpus', () => {
     expect(written.taskList.stories[count - 1]!.passes).toBe(!last.passes);
     expect(await readdir(join(file, '..'))).toEqual(['prd.json']);
   });
+}
+
+describeCorpus('round trip on the corpus', () => {
+  roundTrip(roundTrips(corpusFiles('plans', '.json')));
+});
+
+describe('round trip', () => {
+  roundTrip(roundTrips([], FIXTURES));
 
   it('keeps a BOM on disk', async () => {
     const file = await copyToTemp('', '\uFEFF[\n  {"description": "a", "passes": false}\n]\n');
@@ -88,8 +133,9 @@ describe('round trip on the corpus', () => {
     expect(bytes.toString('utf8')).toBe('\uFEFF[\n  {"description": "a", "passes": true}\n]\n');
   });
 
-  it('keeps a missing final newline (ralphx-prd.json)', async () => {
-    const file = await copyToTemp('ralphx-prd.json');
+  it('keeps a missing final newline', async () => {
+    const stories = [{ id: 'docs', title: 'Docs', passes: true }];
+    const file = await copyToTemp('', JSON.stringify({ stories }, null, 2));
     const doc = await readTaskListFile(file);
     expect(doc.text.endsWith('}')).toBe(true);
     const text = updateStories(doc, [{ id: 'docs', passes: false, notes: 'retry' }]);
@@ -100,8 +146,9 @@ describe('round trip on the corpus', () => {
     });
   });
 
-  it('writes notes back as a list where the file keeps a list (yisu-prd-zh.json)', async () => {
-    const file = await copyToTemp('yisu-prd-zh.json');
+  it('writes notes back as a list where the file keeps a list', async () => {
+    const story = { id: 'OPS-V4-001', title: 't', passes: false, notes: ['这是结构 story'] };
+    const file = await copyToTemp('', `${JSON.stringify({ userStories: [story] }, null, 2)}\n`);
     const doc = await readTaskListFile(file);
     const text = updateStories(doc, [{ id: 'OPS-V4-001', notes: '第一\n第二' }]);
     expect(text).toContain('"notes": [\n        "第一",\n        "第二"\n      ]');
@@ -213,12 +260,14 @@ describe('changes', () => {
 
   it('refuses a change to a story that does not exist', () => {
     const doc = parseTaskList(layout('  ', '\n'), 'prd.json');
-    expect(() => updateStories(doc, [{ id: 'Z', passes: true }])).toThrow(RalphError);
-    try {
-      updateStories(doc, [{ id: 'Z', passes: true }]);
-    } catch (error) {
-      expect(error).toMatchObject({ code: 'INVALID_TASK_LIST', location: { file: 'prd.json' } });
-      expect((error as RalphError).hint).toContain('ralph validate');
-    }
+    const refuse = () => updateStories(doc, [{ id: 'Z', passes: true }]);
+    expect(refuse).toThrow(RalphError);
+    expect(refuse).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_TASK_LIST',
+        location: expect.objectContaining({ file: 'prd.json' }) as unknown,
+        hint: expect.stringContaining('ralph validate') as unknown,
+      }),
+    );
   });
 });

@@ -133,18 +133,30 @@ export interface UsageLimitBackoff {
 }
 
 /**
- * Until when to wait for a limit: its reset plus the margin; or, when no reset time is known (or
- * the one given is already past, so it cannot be trusted), a backoff that doubles with each such
- * limit in a row (`streak`, 0 for the first) up to the cap. `known` says which it was.
+ * How long ago a stated reset may lie and still be believed. The limit was read moments ago, so
+ * a reset that has just passed means the window has turned over (a busy machine, a slow agent
+ * exit or a clock a little off put it behind us): resume now. A reset far in the past is stale
+ * evidence (an old event replayed, a wrong clock) and says nothing about when the limit lifts.
+ * An hour: well inside the shortest (5-hour) window, well beyond any exit or classification delay.
+ */
+export const RECENT_RESET_MS = 60 * 60 * 1000;
+
+/**
+ * Until when to wait for a limit: its reset plus the margin (at once if that is already past, for
+ * a reset within `recentResetMs` before now); or, when no reset time is known (or the one given
+ * is older than that, so it cannot be trusted), a backoff that doubles with each such limit in a
+ * row (`streak`, 0 for the first) up to the cap. `known` says which it was.
  */
 export function usageLimitWaitUntil(
   limit: UsageLimit,
   now: Date,
   streak: number,
   backoff: UsageLimitBackoff,
+  recentResetMs = RECENT_RESET_MS,
 ): { until: Date; known: boolean } {
-  if (limit.resetAt !== undefined && limit.resetAt > now) {
-    return { until: new Date(limit.resetAt.getTime() + backoff.marginMs), known: true };
+  const resetAt = limit.resetAt?.getTime();
+  if (resetAt !== undefined && resetAt >= now.getTime() - recentResetMs) {
+    return { until: new Date(Math.max(now.getTime(), resetAt + backoff.marginMs)), known: true };
   }
   const wait = Math.min(backoff.unknownMaxMs, backoff.unknownBaseMs * 2 ** Math.min(streak, 30));
   return { until: new Date(now.getTime() + wait), known: false };

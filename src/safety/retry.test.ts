@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { usageLimitWaitUntil, type UsageLimit } from './limits.js';
+import { RECENT_RESET_MS, usageLimitWaitUntil, type UsageLimit } from './limits.js';
 import { nextRetry, type RetryConfig } from './retry.js';
 import { DEFAULT_SAFETY } from './settings.js';
 
@@ -57,9 +57,37 @@ describe('usage-limit wait', () => {
     });
   });
 
-  it('backs off like an unknown reset when the reset given is already past', () => {
-    expect(usageLimitWaitUntil(limit('2026-11-22T11:00:00Z'), now, 1, backoff)).toEqual({
+  it('resumes at the reset plus the margin when the reset passed moments ago', () => {
+    // Read at 12:00:00 for a reset at 11:59:58 (the agent exited late, the machine was busy).
+    expect(usageLimitWaitUntil(limit('2026-11-22T11:59:58Z'), now, 0, backoff)).toEqual({
+      until: new Date('2026-11-22T12:00:58Z'),
+      known: true,
+    });
+  });
+
+  it('resumes now, not after a backoff, when the reset and its margin are both past', () => {
+    for (const resetAt of ['2026-11-22T11:58:30Z', '2026-11-22T11:00:01Z']) {
+      expect(usageLimitWaitUntil(limit(resetAt), now, 3, backoff), resetAt).toEqual({
+        until: now,
+        known: true,
+      });
+    }
+    const noMargin = { ...backoff, marginMs: 0 };
+    expect(usageLimitWaitUntil(limit('2026-11-22T11:59:59Z'), now, 0, noMargin)).toEqual({
+      until: now,
+      known: true,
+    });
+  });
+
+  it('backs off like an unknown reset when the reset given is more than an hour past', () => {
+    expect(RECENT_RESET_MS).toBe(3_600_000);
+    expect(usageLimitWaitUntil(limit('2026-11-22T10:59:59Z'), now, 1, backoff)).toEqual({
       until: new Date('2026-11-22T12:10:00Z'),
+      known: false,
+    });
+    const window = 5 * 60_000;
+    expect(usageLimitWaitUntil(limit('2026-11-22T11:54:59Z'), now, 0, backoff, window)).toEqual({
+      until: new Date('2026-11-22T12:05:00Z'),
       known: false,
     });
   });

@@ -1,12 +1,12 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtemp, realpath } from 'node:fs/promises';
+import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { mkdtemp, readdir, readFile, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
+import { afterAll, onTestFinished } from 'vitest';
 
 /** Process-level tests run the built binary exactly as a user would: `node dist/cli/bin.js`. */
 export const RALPH_BIN = resolve(import.meta.dirname, '../../dist/cli/bin.js');
 export const FAKE_BIN_DIR = resolve(import.meta.dirname, '../fixtures/bin');
-export const CORPUS_DIR = resolve(import.meta.dirname, '../../../shared/corpus');
 
 export interface RunResult {
   code: number;
@@ -27,18 +27,86 @@ export function testEnv(home: string, extra: Record<string, string> = {}): NodeJ
   };
 }
 
-export function runRalph(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<RunResult> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [RALPH_BIN, ...args],
-      { cwd, env, encoding: 'utf8' },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        done({ code, stdout, stderr });
-      },
-    );
+/**
+ * Processes started by this test file and not yet known to be over. A test that times out never
+ * reaches its own clean-up, and the process it waited for would run on into the next tests: each
+ * is killed when the test that started it ends, however it ends — its process group, and every
+ * process below it (ralph starts each agent in a group of its own).
+ */
+const running = new Set<ChildProcess>();
+
+async function killTree(child: ChildProcess): Promise<void> {
+  running.delete(child);
+  const pid = child.pid;
+  if (pid === undefined) return;
+  const alive = child.exitCode === null && child.signalCode === null;
+  const below = alive ? await descendants(pid) : [];
+  for (const target of [-pid, ...below]) {
+    try {
+      process.kill(target, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Every process below `pid`, read from /proc (none where there is no /proc). */
+async function descendants(pid: number): Promise<number[]> {
+  const children = new Map<number, number[]>();
+  for (const name of await readdir('/proc').catch(() => [])) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => undefined);
+    // pid (comm) state ppid …: comm may hold spaces and parentheses, so split after the last ')'.
+    const ppid = Number(stat?.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+  }
+  const found: number[] = [];
+  for (let queue = [pid]; queue.length > 0;) {
+    const next = children.get(queue.shift() ?? 0) ?? [];
+    found.push(...next);
+    queue = queue.concat(next);
+  }
+  return found;
+}
+
+// Started outside a test (beforeAll): killed when the file is done.
+afterAll(async () => {
+  await Promise.all([...running].map(killTree));
+});
+
+/**
+ * `spawn` for tests: the child leads its own process group, and it and everything below it are
+ * killed when the current test ends, passed, failed or timed out.
+ */
+export function spawnForTest(command: string, args: string[], options: SpawnOptions): ChildProcess {
+  const child = spawn(command, args, { ...options, detached: true });
+  if (child.pid === undefined) return child; // failed to start: 'error' follows, nothing to kill
+  running.add(child);
+  try {
+    onTestFinished(() => killTree(child));
+  } catch {
+    // Not inside a test: the afterAll above kills it.
+  }
+  return child;
+}
+
+/** Collects a child's output and resolves with its exit code (1 when a signal ended it). */
+export function outcome(child: ChildProcess): Promise<RunResult> {
+  return new Promise((done, fail) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', fail);
+    child.on('close', (code) => {
+      done({ code: code ?? 1, stdout, stderr });
+    });
   });
+}
+
+/** `ralph ARGS` in `cwd`, to its end; killed with its process group if the test ends first. */
+export function runRalph(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<RunResult> {
+  return outcome(spawnForTest(process.execPath, [RALPH_BIN, ...args], { cwd, env }));
 }
 
 /** A temp folder holding a git repository (on `branch`) and a separate HOME. */

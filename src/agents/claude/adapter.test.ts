@@ -2,13 +2,13 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { corpusPath, itCorpus } from '../../../test/corpus.js';
 import { createAgent } from '../registry.js';
 import type { AgentEvent, AgentRunRequest } from '../types.js';
 import { createClaudeAdapter } from './adapter.js';
 
 const FAKE_CLAUDE = resolve(process.cwd(), 'test/fixtures/bin/claude');
 const STORY_COMPLETE = resolve(process.cwd(), 'test/fixtures/agent/story-complete.jsonl');
-const TRANSCRIPTS = resolve(process.cwd(), '../shared/corpus/transcripts');
 
 const created: string[] = [];
 afterAll(async () => {
@@ -125,10 +125,13 @@ describe('claude adapter with the fake claude', () => {
     expect(call.argv.slice(-2)).toEqual(['--settings', '{"hooks":{}}']);
   });
 
-  it('logs every line byte for byte, reports events and collects the result', async () => {
+  itCorpus('logs every line byte for byte, reports events and collects the result', async () => {
     const { adapter, request, script, dirs } = await setup();
     // A real transcript with banner lines, a result that is not the last line and a trailer.
-    await copyFile(join(TRANSCRIPTS, 'hybrid33-iteration-5.jsonl'), join(dirs.script, '1.jsonl'));
+    await copyFile(
+      corpusPath('transcripts', 'hybrid33-iteration-5.jsonl'),
+      join(dirs.script, '1.jsonl'),
+    );
     await copyFile(STORY_COMPLETE, join(dirs.script, '2.jsonl'));
     await script('2.sh', 'echo "working on it" >&2\n');
     await script('2.exit', '3\n');
@@ -181,9 +184,12 @@ describe('claude adapter with the fake claude', () => {
     expect(result).toMatchObject({ sessionId: 's', lineCount: 2 });
   });
 
-  it('tolerates a run cut before its result line', async () => {
+  itCorpus('tolerates a run cut before its result line', async () => {
     const { adapter, request, dirs } = await setup();
-    await copyFile(join(TRANSCRIPTS, 'hybrid33-iteration-8.jsonl'), join(dirs.script, '1.jsonl'));
+    await copyFile(
+      corpusPath('transcripts', 'hybrid33-iteration-8.jsonl'),
+      join(dirs.script, '1.jsonl'),
+    );
     await writeFile(join(dirs.script, '1.exit'), '1');
     const result = await adapter.run(request());
     expect(result).toMatchObject({ exitCode: 1, result: undefined, lineCount: 165 });

@@ -1,12 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { corpusPath, describeCorpus } from '../../../test/corpus.js';
 import { createLineSplitter } from '../line-splitter.js';
 import type { AgentEvent } from '../types.js';
 import { createRunCollector } from './run-collector.js';
 import { parseStreamLine } from './stream-parser.js';
-
-const TRANSCRIPTS = resolve(process.cwd(), '../shared/corpus/transcripts');
 
 /** Feeds a transcript through the same splitter and parser as a live run. */
 function collect(file: string) {
@@ -19,7 +17,8 @@ function collect(file: string) {
       if (event.type === 'tool_result') toolResults.push(event.text);
     collector.add(parsed);
   };
-  for (const line of splitter.push(readFileSync(resolve(TRANSCRIPTS, file), 'utf8'))) feed(line);
+  for (const line of splitter.push(readFileSync(corpusPath('transcripts', file), 'utf8')))
+    feed(line);
   const last = splitter.end();
   if (last !== undefined) feed(last);
   return { run: collector.collected(), toolResults };
@@ -154,7 +153,7 @@ const CASES: Record<string, Expected> = {
   },
 };
 
-describe('createRunCollector on the real transcripts', () => {
+describeCorpus('createRunCollector on the real transcripts', () => {
   it.each(Object.entries(CASES))('%s', (file, expected) => {
     const { run, toolResults } = collect(file);
     expect(run.lineCount).toBe(expected.lines);

@@ -1,9 +1,8 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RALPH_BIN } from '../harness.js';
+import { outcome, RALPH_BIN, spawnForTest } from '../harness.js';
 
 /** `ralph guard` as Claude Code runs it: the built binary, hook JSON on stdin, decision on stdout. */
 
@@ -20,17 +19,12 @@ function guard(
   stdin: string,
   args: string[] = [],
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      [RALPH_BIN, 'guard', ...args],
-      { cwd: project, env: { PATH: process.env.PATH ?? '', HOME: home } },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
-      },
-    );
-    child.stdin?.end(stdin);
+  const child = spawnForTest(process.execPath, [RALPH_BIN, 'guard', ...args], {
+    cwd: project,
+    env: { PATH: process.env.PATH ?? '', HOME: home },
   });
+  child.stdin?.end(stdin);
+  return outcome(child);
 }
 
 const hook = (tool: string, input: Record<string, unknown>) =>

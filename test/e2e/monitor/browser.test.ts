@@ -3,7 +3,8 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
+import { describeNeeding, inCi } from '../../requirements.js';
 import { finishedRun, initLine } from '../run/agent-stream.js';
 import {
   createFakeLoop,
@@ -37,7 +38,14 @@ afterEach(async () => {
 
 const STORIES = [story(1), story(2), story(3)];
 
-describe.skipIf(!existsSync(CHROMIUM))('web dashboard in chromium', () => {
+const CHROMIUM_NEEDED = {
+  what: `chromium at ${CHROMIUM}`,
+  present: existsSync(CHROMIUM),
+  required: inCi(),
+  hint: "install Debian's chromium (.ci/run does) or set RALPH_CHROMIUM; under CI=true it fails",
+};
+
+describeNeeding(CHROMIUM_NEEDED, 'web dashboard in chromium', () => {
   it('follows a running loop live, agrees with status.json, and opens an iteration log', async () => {
     const loop = await createFakeLoop(STORIES);
     await loop.agent(1, {

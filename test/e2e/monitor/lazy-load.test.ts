@@ -1,22 +1,20 @@
-import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RALPH_BIN, runRalph, tempRepo, testEnv } from '../harness.js';
+import { outcome, RALPH_BIN, runRalph, spawnForTest, tempRepo, testEnv } from '../harness.js';
 
 /** ink and React load for `ralph monitor` alone (design.md §1): other commands must not pay. */
 const PROBE = resolve(import.meta.dirname, '../../fixtures/monitor/report-react.mjs');
 
-function ralphWithProbe(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      ['--import', PROBE, RALPH_BIN, ...args],
-      { cwd, env },
-      (_error, _stdout, stderr) => {
-        done(stderr);
-      },
-    );
+async function ralphWithProbe(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<string> {
+  const child = spawnForTest(process.execPath, ['--import', PROBE, RALPH_BIN, ...args], {
+    cwd,
+    env,
   });
+  return (await outcome(child)).stderr;
 }
 
 describe('lazy loading of the terminal monitor', () => {

@@ -2,16 +2,17 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { finishedRun } from '../run/agent-stream.js';
 import { createFakeLoop, passing, prdText, story, waitFor } from '../run/fake-loop.js';
 import { RALPH_BIN } from '../harness.js';
+import { describeNeeding, tool } from '../../requirements.js';
 
 /**
  * The terminal monitor in a real terminal: tmux, which CI installs (.ci/run). Each test gets a
  * private tmux server (TMUX_TMPDIR), so nothing touches a developer's own sessions.
  */
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+const TMUX = tool('tmux', ['-V']);
 const servers: string[] = [];
 afterEach(() => {
   for (const dir of servers.splice(0)) {
@@ -46,7 +47,7 @@ async function waitForScreen(screen: () => string, text: string, timeoutMs: numb
   }
 }
 
-describe.skipIf(!hasTmux)('ralph run --monitor and the TUI in a real terminal (tmux)', () => {
+describeNeeding(TMUX, 'ralph run --monitor and the TUI in a real terminal (tmux)', () => {
   it('opens a tmux session: the loop in one pane, the monitor in the other', async () => {
     const loop = await createFakeLoop(STORIES);
     await loop.agent(1, {

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawnForTest } from '../harness.js';
 import { claudeBinary } from './env.js';
 
 /** The stream-json `result` line; fields are read by name, unknown ones kept (facts §4). */
@@ -54,17 +54,18 @@ export const defaultArgs = (prompt: string): string[] => [
 /** Runs the real CLI once, stdin closed (an open stdin costs a 3 s wait, gotcha 5). */
 export function runClaude(options: RunClaudeOptions): Promise<ClaudeRun> {
   const started = performance.now();
-  const child = spawn(claudeBinary(), [...defaultArgs(options.prompt), ...(options.args ?? [])], {
+  // Own process group (killed when the test ends), so a timeout also reaches the shells the Bash
+  // tool started.
+  const args = [...defaultArgs(options.prompt), ...(options.args ?? [])];
+  const child = spawnForTest(claudeBinary(), args, {
     cwd: options.cwd,
     env: options.env,
     stdio: ['ignore', 'pipe', 'pipe'],
-    // Own process group, so a timeout also reaches the shells the Bash tool started.
-    detached: true,
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const timer = setTimeout(() => {
     if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
   }, options.timeoutMs ?? 12_000);

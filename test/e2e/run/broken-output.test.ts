@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { RALPH_BIN } from '../harness.js';
+import { RALPH_BIN, spawnForTest } from '../harness.js';
 import { initLine, toolUseLine } from './agent-stream.js';
 import { createFakeLoop, story } from './fake-loop.js';
 
@@ -11,9 +10,13 @@ import { createFakeLoop, story } from './fake-loop.js';
 
 function pipeline(command: string, cwd: string, env: NodeJS.ProcessEnv) {
   return new Promise<{ code: number | null; stderr: string }>((resolve) => {
-    const child = spawn('sh', ['-c', command], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawnForTest('sh', ['-c', command], {
+      cwd,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.on('close', (code) => {
       resolve({ code, stderr });
     });

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CORPUS_DIR } from '../harness.js';
+import { corpusPath, itCorpus } from '../../corpus.js';
 import { finishedRun } from './agent-stream.js';
 import { createFakeLoop, expectFilesAgree, ofType, passing, prdText, story } from './fake-loop.js';
 
@@ -118,48 +118,51 @@ describe('ralph run with a fake claude: completion and limit traps', () => {
     await expectFilesAgree(loop);
   });
 
-  it('replays real transcripts whose tool results hold promises and limit text (shared corpus)', async () => {
-    const stories = [story(1), story(2), story(3)];
-    const loop = await createFakeLoop(stories);
-    const transcript = (name: string) => resolve(CORPUS_DIR, 'transcripts', name);
-    // Iteration 12: finished normally (STORY_COMPLETE); a tool_result holds both promises,
-    // "usage limit", "5-hour limit", 429 and 529.
-    await loop.agent(1, {
-      taskList: prdText(passing(stories, 'STORY-001')),
-      sh: `cat '${transcript('hybrid33-iteration-12.jsonl')}'`,
-    });
-    // Iteration 8: killed mid-run (no result line), promise text in tool results.
-    await loop.agent(2, { sh: `cat '${transcript('hybrid33-iteration-8.jsonl')}'`, exit: 143 });
-    // Iteration 3: no result line, exit 0, last JSON line an assistant tool_use.
-    await loop.agent(3, { sh: `cat '${transcript('hybrid33-iteration-3.jsonl')}'` });
+  itCorpus(
+    'replays real transcripts whose tool results hold promises and limit text (shared corpus)',
+    async () => {
+      const stories = [story(1), story(2), story(3)];
+      const loop = await createFakeLoop(stories);
+      const transcript = (name: string) => corpusPath('transcripts', name);
+      // Iteration 12: finished normally (STORY_COMPLETE); a tool_result holds both promises,
+      // "usage limit", "5-hour limit", 429 and 529.
+      await loop.agent(1, {
+        taskList: prdText(passing(stories, 'STORY-001')),
+        sh: `cat '${transcript('hybrid33-iteration-12.jsonl')}'`,
+      });
+      // Iteration 8: killed mid-run (no result line), promise text in tool results.
+      await loop.agent(2, { sh: `cat '${transcript('hybrid33-iteration-8.jsonl')}'`, exit: 143 });
+      // Iteration 3: no result line, exit 0, last JSON line an assistant tool_use.
+      await loop.agent(3, { sh: `cat '${transcript('hybrid33-iteration-3.jsonl')}'` });
 
-    const run = await loop.run(['run', '-n', '3', ...FAST]);
-    expect(run.code, run.stdout + run.stderr).toBe(1);
-    const events = await loop.events();
-    expect(ofType(events, 'complete_not_believed')).toEqual([]);
-    const finished = ofType(events, 'iteration_finished');
-    expect(
-      finished.map(({ outcome, signal, sessionId }) => ({ outcome, signal, sessionId })),
-    ).toEqual([
-      {
-        outcome: 'progress',
-        signal: 'STORY_COMPLETE',
-        sessionId: 'eb53aff3-0134-420a-8f95-116ab5562283',
-      },
-      { outcome: 'error', signal: undefined, sessionId: 'ae755311-74b6-49f3-b7a5-6afe94ea214f' },
-      {
-        outcome: 'no_progress',
-        signal: undefined,
-        sessionId: '04674b72-cbbb-457a-a7d2-0b4906d57924',
-      },
-    ]);
-    expect(finished[0]?.costUsd).toBeCloseTo(1.8525, 4);
-    expect(await loop.log(2)).toBe(
-      await readFile(transcript('hybrid33-iteration-8.jsonl'), 'utf8'),
-    );
-    expect(await loop.status()).toMatchObject({ state: 'REACHED_LIMIT', storiesPassing: 1 });
-    await expectFilesAgree(loop);
-  });
+      const run = await loop.run(['run', '-n', '3', ...FAST]);
+      expect(run.code, run.stdout + run.stderr).toBe(1);
+      const events = await loop.events();
+      expect(ofType(events, 'complete_not_believed')).toEqual([]);
+      const finished = ofType(events, 'iteration_finished');
+      expect(
+        finished.map(({ outcome, signal, sessionId }) => ({ outcome, signal, sessionId })),
+      ).toEqual([
+        {
+          outcome: 'progress',
+          signal: 'STORY_COMPLETE',
+          sessionId: 'eb53aff3-0134-420a-8f95-116ab5562283',
+        },
+        { outcome: 'error', signal: undefined, sessionId: 'ae755311-74b6-49f3-b7a5-6afe94ea214f' },
+        {
+          outcome: 'no_progress',
+          signal: undefined,
+          sessionId: '04674b72-cbbb-457a-a7d2-0b4906d57924',
+        },
+      ]);
+      expect(finished[0]?.costUsd).toBeCloseTo(1.8525, 4);
+      expect(await loop.log(2)).toBe(
+        await readFile(transcript('hybrid33-iteration-8.jsonl'), 'utf8'),
+      );
+      expect(await loop.status()).toMatchObject({ state: 'REACHED_LIMIT', storiesPassing: 1 });
+      await expectFilesAgree(loop);
+    },
+  );
 
   it('takes no promise from a cut run: narration followed by a tool call is not a final message', async () => {
     const stories = [story(1), story(2)];

@@ -1,9 +1,15 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, expect, onTestFinished } from 'vitest';
-import { RALPH_BIN, runRalph, tempRepo, testEnv, type RunResult } from '../harness.js';
+import { afterAll, afterEach, expect, onTestFinished } from 'vitest';
+import {
+  RALPH_BIN,
+  runRalph,
+  spawnForTest,
+  tempRepo,
+  testEnv,
+  type RunResult,
+} from '../harness.js';
 
 /**
  * A loop directory in a temp git repo, driven by the built binary with the fake `claude`
@@ -116,6 +122,27 @@ export interface FakeLoop {
   log(iteration: number): Promise<string>;
 }
 
+/**
+ * A loop directory as `ralph init` writes it, made once per test file and copied into each
+ * test's repo: init itself is tested in init-validate-status.test.ts, and starting the binary
+ * once more for each of these tests cost about half a second apiece.
+ */
+let scaffold: Promise<string> | undefined;
+afterAll(async () => {
+  const dir = await scaffold?.catch(() => undefined);
+  if (dir !== undefined) await rm(join(dir, '../../..'), { recursive: true, force: true });
+});
+
+function initialised(): Promise<string> {
+  scaffold ??= (async () => {
+    const { repo, home } = await tempRepo(BRANCH);
+    const init = await runRalph(['init'], repo, testEnv(home));
+    if (init.code !== 0) throw new Error(`ralph init failed: ${init.stderr}`);
+    return join(repo, LOOP);
+  })();
+  return scaffold;
+}
+
 /** `taskList`: the stories, or prd.json's exact text. */
 export async function createFakeLoop(taskList: readonly StoryInput[] | string): Promise<FakeLoop> {
   const { repo, home } = await tempRepo(BRANCH);
@@ -126,9 +153,8 @@ export async function createFakeLoop(taskList: readonly StoryInput[] | string): 
   const scripts = join(repo, '..', 'fake-claude');
   await mkdir(scripts);
   const env = testEnv(home, { FAKE_CLAUDE_SCRIPT_DIR: scripts });
-  const init = await runRalph(['init'], repo, env);
-  if (init.code !== 0) throw new Error(`ralph init failed: ${init.stderr}`);
   const dir = join(repo, LOOP);
+  await cp(await initialised(), dir, { recursive: true });
   const prdFile = join(dir, 'prd.json');
   // The template spec.md names the template's stories; without it preflight skips the sync check.
   await rm(join(dir, 'spec.md'));
@@ -225,11 +251,12 @@ export interface RunningRalph {
 }
 
 export function startRalph(args: string[], cwd: string, env: NodeJS.ProcessEnv): RunningRalph {
-  const child = spawn(process.execPath, [RALPH_BIN, ...args], { cwd, env, stdio: 'pipe' });
+  // Its own process group, killed when the test ends (harness.ts), whatever the test got to.
+  const child = spawnForTest(process.execPath, [RALPH_BIN, ...args], { cwd, env, stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<RunResult & { at: number }>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => {

@@ -1,9 +1,8 @@
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { summariseLog } from '../../../src/agents/claude/inspect-log.js';
 import { classifyLog } from '../../../src/cli/commands/inspect-classify.js';
 import { classifyRun } from '../../../src/safety/classify.js';
-import { CORPUS_DIR } from '../harness.js';
+import { corpusPath, describeCorpus } from '../../corpus.js';
 
 /**
  * The classifier on real transcripts from the shared corpus (../shared/corpus/transcripts), read
@@ -12,9 +11,9 @@ import { CORPUS_DIR } from '../harness.js';
  * none of that may count.
  */
 
-const transcript = (name: string) => join(CORPUS_DIR, 'transcripts', `${name}.jsonl`);
+const transcript = (name: string) => corpusPath('transcripts', `${name}.jsonl`);
 
-describe('classifier on the shared corpus', () => {
+describeCorpus('classifier on the shared corpus', () => {
   it('weekly-limit-event-only: a rejected rate_limit_event, resetsAt in epoch seconds', async () => {
     const file = transcript('weekly-limit-event-only');
     const verdict = await classifyLog(file, await summariseLog(file));

@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RALPH_BIN, type RunResult } from '../harness.js';
+import { RALPH_BIN, spawnForTest, type RunResult } from '../harness.js';
 
 /** Runs the built binary with `input` on stdin (the harness's runRalph gives no stdin). */
 export function runRalphInput(
@@ -31,16 +30,16 @@ function runShell(
   input: string,
 ): Promise<RunResult> {
   return new Promise((done, fail) => {
-    const child = spawn(file, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawnForTest(file, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.on('error', fail);
     child.on('close', (code) => {
       done({ code: code ?? 1, stdout, stderr });
     });
-    child.stdin.end(input);
+    child.stdin?.end(input);
   });
 }
 
