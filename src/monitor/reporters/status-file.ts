@@ -8,9 +8,16 @@ import { STATUS_SCHEMA_VERSION, writeStatus, type Status } from '../../state/sta
  * per tool call for no new information. While ralph waits (usage limit, rate limit, retry),
  * `waiting` holds the countdown, refreshed about once a minute.
  * Each write is a whole atomic replace, made in the background (latest-writer.ts): the loop does
- * not wait for the fsyncs of the mid-run updates. run_started and run_finished do wait, so the
- * file is in place before the person's pre_run and end hooks run and before the run returns.
+ * not wait for the fsyncs of an iteration's own updates (BACKGROUND). Every other event waits for
+ * its write: the run's start and end (the person's hooks read the file), waits (a reader sees the
+ * countdown while ralph sleeps) and the breaker.
  */
+const BACKGROUND: ReadonlySet<LoopEvent['type']> = new Set([
+  'iteration_started',
+  'agent_started',
+  'iteration_finished',
+]);
+
 export function statusFileReporter(loopDir: string, pid: number): Reporter {
   let status: Status | undefined;
   // The seed's field names (status, storiesComplete, lastUpdated) are kept for its monitor scripts.
@@ -64,7 +71,7 @@ export function statusFileReporter(loopDir: string, pid: number): Reporter {
       }
       if (status === undefined) return;
       const next = update(status, event);
-      if (next !== undefined) await write(next, event.type === 'run_finished');
+      if (next !== undefined) await write(next, !BACKGROUND.has(event.type));
     },
     async close() {
       await file.flush();
