@@ -6,9 +6,13 @@ import { createProgram } from './program.js';
 /** Runs one ralph command line and returns its exit code; never calls process.exit. */
 export async function main(argv: readonly string[], context: CliContext): Promise<number> {
   let exitCode = 0;
-  const program = createProgram(context, (code) => {
-    exitCode = code;
-  });
+  const program = await createProgram(
+    context,
+    (code) => {
+      exitCode = code;
+    },
+    argv,
+  );
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {

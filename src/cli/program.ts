@@ -1,29 +1,54 @@
-import { Command } from '@commander-js/extra-typings';
+import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { createRequire } from 'node:module';
-import { attachCommand } from './commands/attach.js';
-import { demoCommand } from './commands/demo.js';
-import { guardCommand } from './commands/guard-command.js';
-import { initCommand } from './commands/init.js';
-import { inspectCommand } from './commands/inspect.js';
-import { listCommand } from './commands/list.js';
-import { logsCommand } from './commands/logs.js';
-import { loopCommand } from './commands/loop.js';
-import { monitorCommand } from './commands/monitor.js';
-import { setupCommand } from './commands/setup.js';
-import { runCommand } from './commands/run.js';
-import { statusCommand } from './commands/status.js';
-import { stopCommand } from './commands/stop.js';
-import { stopHookCommand } from './commands/stop-hook-command.js';
-import { validateCommand } from './commands/validate.js';
 import type { CliContext, SetExitCode } from './context.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
 const HELP_WIDTH = 100;
 
-/** How a command reports its exit code back to main() without touching process globals. */
+type CommandFactory = (context: CliContext, setExitCode: SetExitCode) => CommandUnknownOpts;
 
-export function createProgram(context: CliContext, setExitCode: SetExitCode): Command {
+/**
+ * Every command, in the order `ralph --help` lists them, each behind its own import(): a command
+ * line loads only the command it names (design.md §6: `ralph status` must not parse the run engine,
+ * the guard and the monitor first). Help, a typo or no command at all load them all.
+ */
+const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
+  init: async () => (await import('./commands/init.js')).initCommand,
+  run: async () => (await import('./commands/run.js')).runCommand,
+  validate: async () => (await import('./commands/validate.js')).validateCommand,
+  status: async () => (await import('./commands/status.js')).statusCommand,
+  setup: async () => (await import('./commands/setup.js')).setupCommand,
+  loop: async () => (await import('./commands/loop.js')).loopCommand,
+  'stop-hook': async () => (await import('./commands/stop-hook-command.js')).stopHookCommand,
+  demo: async () => (await import('./commands/demo.js')).demoCommand,
+  inspect: async () => (await import('./commands/inspect.js')).inspectCommand,
+  list: async () => (await import('./commands/list.js')).listCommand,
+  attach: async () => (await import('./commands/attach.js')).attachCommand,
+  stop: async () => (await import('./commands/stop.js')).stopCommand,
+  logs: async () => (await import('./commands/logs.js')).logsCommand,
+  monitor: async () => (await import('./commands/monitor.js')).monitorCommand,
+  guard: async () => (await import('./commands/guard-command.js')).guardCommand,
+};
+
+/**
+ * The commands a command line needs: the one it names, none for `--version`, else (help, a typo,
+ * no command) all of them.
+ */
+async function loadCommands(argv: readonly string[]): Promise<CommandFactory[]> {
+  const first = argv[0];
+  if (first === '-V' || first === '--version') return [];
+  const named = first !== undefined && Object.hasOwn(COMMANDS, first) ? COMMANDS[first] : undefined;
+  const loaders = named === undefined ? Object.values(COMMANDS) : [named];
+  return Promise.all(loaders.map((load) => load()));
+}
+
+/** The program for one command line: only the commands `argv` can reach are loaded. */
+export async function createProgram(
+  context: CliContext,
+  setExitCode: SetExitCode,
+  argv: readonly string[],
+): Promise<Command> {
   const program = new Command()
     .name('ralph')
     .description(
@@ -48,24 +73,8 @@ export function createProgram(context: CliContext, setExitCode: SetExitCode): Co
   // would break every line in two.
   program.configureHelp({ helpWidth: HELP_WIDTH });
 
-  for (const command of [
-    initCommand(context, setExitCode),
-    runCommand(context, setExitCode),
-    validateCommand(context, setExitCode),
-    statusCommand(context, setExitCode),
-    setupCommand(context, setExitCode),
-    loopCommand(context, setExitCode),
-    stopHookCommand(context, setExitCode),
-    demoCommand(context, setExitCode),
-    inspectCommand(context, setExitCode),
-    listCommand(context, setExitCode),
-    attachCommand(context, setExitCode),
-    stopCommand(context, setExitCode),
-    logsCommand(context, setExitCode),
-    monitorCommand(context, setExitCode),
-    guardCommand(context, setExitCode),
-  ]) {
-    program.addCommand(command);
+  for (const factory of await loadCommands(argv)) {
+    program.addCommand(factory(context, setExitCode));
   }
   // Subcommands inherit output and exit handling so `ralph init --bogus` behaves like `ralph --bogus`.
   for (const command of program.commands) {

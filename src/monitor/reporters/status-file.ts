@@ -1,4 +1,5 @@
 import type { LoopEvent, Reporter, RunState } from '../../core/events.js';
+import { latestWriter } from '../../state/latest-writer.js';
 import { STATUS_SCHEMA_VERSION, writeStatus, type Status } from '../../state/status.js';
 
 /**
@@ -6,54 +7,74 @@ import { STATUS_SCHEMA_VERSION, writeStatus, type Status } from '../../state/sta
  * what a reader would show — not on each line of agent output, which would cost a file write
  * per tool call for no new information. While ralph waits (usage limit, rate limit, retry),
  * `waiting` holds the countdown, refreshed about once a minute.
+ * Each write is a whole atomic replace, made in the background (latest-writer.ts): the loop does
+ * not wait for the fsyncs of an iteration's own updates (BACKGROUND). Every other event waits for
+ * its write: the run's start and end (the person's hooks read the file), waits (a reader sees the
+ * countdown while ralph sleeps) and the breaker.
  */
+const BACKGROUND: ReadonlySet<LoopEvent['type']> = new Set([
+  'iteration_started',
+  'agent_started',
+  'iteration_finished',
+]);
+
 export function statusFileReporter(loopDir: string, pid: number): Reporter {
   let status: Status | undefined;
-  const write = async (next: Status): Promise<void> => {
-    status = next;
-    // The seed's field names (status, storiesComplete, lastUpdated) are kept for its monitor scripts.
-    await writeStatus(loopDir, {
+  // The seed's field names (status, storiesComplete, lastUpdated) are kept for its monitor scripts.
+  const file = latestWriter((next: Status) =>
+    writeStatus(loopDir, {
       ...next,
       status: next.state,
       storiesComplete: next.storiesPassing,
       lastUpdated: next.updatedAt,
-    });
+    }),
+  );
+  const write = async (next: Status, wait: boolean): Promise<void> => {
+    status = next;
+    file.set(next);
+    if (wait) await file.flush();
   };
   return {
     async onEvent(event: LoopEvent) {
       if (event.type === 'run_started') {
-        await write({
-          schemaVersion: STATUS_SCHEMA_VERSION,
-          state: 'RUNNING' satisfies RunState,
-          pid,
-          feature: event.feature,
-          startedAt: event.at,
-          updatedAt: event.at,
-          iteration: event.iteration,
-          maxIterations: event.maxIterations,
-          storiesTotal: event.storiesTotal,
-          storiesPassing: event.storiesPassing,
-          costUsd: event.costUsd,
-          ...(event.tokens === undefined ? {} : { tokens: { ...event.tokens } }),
-          ...(event.breaker === undefined ? {} : { breaker: { ...event.breaker } }),
-          ...(event.rateLimit === undefined
-            ? {}
-            : {
-                rateLimit: {
-                  ...(event.rateLimit.callsPerHour === undefined
-                    ? {}
-                    : { callsPerHour: event.rateLimit.callsPerHour }),
-                  ...(event.rateLimit.tokensPerHour === undefined
-                    ? {}
-                    : { tokensPerHour: event.rateLimit.tokensPerHour }),
-                },
-              }),
-        });
+        await write(
+          {
+            schemaVersion: STATUS_SCHEMA_VERSION,
+            state: 'RUNNING' satisfies RunState,
+            pid,
+            feature: event.feature,
+            startedAt: event.at,
+            updatedAt: event.at,
+            iteration: event.iteration,
+            maxIterations: event.maxIterations,
+            storiesTotal: event.storiesTotal,
+            storiesPassing: event.storiesPassing,
+            costUsd: event.costUsd,
+            ...(event.tokens === undefined ? {} : { tokens: { ...event.tokens } }),
+            ...(event.breaker === undefined ? {} : { breaker: { ...event.breaker } }),
+            ...(event.rateLimit === undefined
+              ? {}
+              : {
+                  rateLimit: {
+                    ...(event.rateLimit.callsPerHour === undefined
+                      ? {}
+                      : { callsPerHour: event.rateLimit.callsPerHour }),
+                    ...(event.rateLimit.tokensPerHour === undefined
+                      ? {}
+                      : { tokensPerHour: event.rateLimit.tokensPerHour }),
+                  },
+                }),
+          },
+          true,
+        );
         return;
       }
       if (status === undefined) return;
       const next = update(status, event);
-      if (next !== undefined) await write(next);
+      if (next !== undefined) await write(next, !BACKGROUND.has(event.type));
+    },
+    async close() {
+      await file.flush();
     },
   };
 }
