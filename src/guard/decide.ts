@@ -5,6 +5,7 @@ import { sensitiveRule } from './sensitive.js';
 import { analyzeShell, type Finding, type Judge } from './shell/analyze.js';
 import { judgeCommand } from './shell/commands.js';
 import { checkWrite } from './shell/args.js';
+import { loadShellParser } from './shell/parse.js';
 
 /**
  * The decision for one PreToolUse call: Bash commands are parsed and every simple command in
@@ -28,6 +29,14 @@ export interface Verdict {
 }
 
 const PREFIX = 'ralph guard: ';
+
+/**
+ * Loads what `decide` needs for this call — the shell parser (WebAssembly, loaded
+ * asynchronously) for Bash — once per process. Without it, `decide` fails and the caller denies.
+ */
+export async function prepareDecision(call: Pick<ToolCall, 'toolName'>): Promise<void> {
+  if (call.toolName === 'Bash') await loadShellParser();
+}
 
 export function decide(call: ToolCall, shared: GuardPolicy): Verdict {
   const policy: GuardPolicy = { ...shared, written: new Map() };
