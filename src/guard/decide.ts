@@ -31,11 +31,12 @@ export interface Verdict {
 const PREFIX = 'ralph guard: ';
 
 /**
- * Loads what `decide` needs for this call — the shell parser (WebAssembly, loaded
- * asynchronously) for Bash — once per process. Without it, `decide` fails and the caller denies.
+ * For a process that decides one call and exits (`ralph guard`): loads what `decide` needs for
+ * it — the shell parser (WebAssembly, loaded asynchronously) for Bash. Without it, `decide`
+ * fails and the caller denies. The guard service loads the parser itself when it starts.
  */
 export async function prepareDecision(call: Pick<ToolCall, 'toolName'>): Promise<void> {
-  if (call.toolName === 'Bash') await loadShellParser();
+  if (call.toolName === 'Bash') await loadShellParser({ shortLived: true });
 }
 
 export function decide(call: ToolCall, shared: GuardPolicy): Verdict {

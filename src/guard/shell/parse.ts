@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import type { Language, Node, Parser } from 'web-tree-sitter';
 
 /**
@@ -52,8 +53,20 @@ interface LoadedGrammar {
 let loading: Promise<LoadedGrammar> | undefined;
 let loaded: LoadedGrammar | undefined;
 
+export interface LoadOptions {
+  /**
+   * The process decides one call and exits (`ralph guard`). V8 then compiles the grammar with
+   * its baseline compiler only: by default, after the first parse it optimises the grammar's
+   * large lexer in the background, and the process cannot exit until that is done — measured
+   * 1.3–2 s per `ralph guard` instead of ~0.1 s. A long-running process keeps the optimised code.
+   */
+  shortLived?: boolean;
+}
+
 /** Loads the WASM runtime and the bash grammar, once per process; later calls share it. */
-export function loadShellParser(): Promise<void> {
+export function loadShellParser(options: LoadOptions = {}): Promise<void> {
+  // A V8 flag is process-wide and read when WASM is compiled, so it only matters before loading.
+  if (options.shortLived === true && loading === undefined) setFlagsFromString('--liftoff-only');
   loading ??= load().then(
     (grammar) => {
       loaded = grammar;
