@@ -12,13 +12,16 @@ import type { Language, Node, Parser } from 'web-tree-sitter';
  * run that package's `node-gyp-build` install script (a compile wherever its prebuild does not
  * load), and the packages that ship grammars as WASM carry an older bash grammar (0.20) or
  * sixteen languages (21 MB). So the build copies the grammar's `.wasm` (tree-sitter-bash 0.25.1,
- * a devDependency, the same grammar as before: identical trees) beside this module in dist/, and
- * ralph's runtime dependencies have no install script at all (package-lock.test.ts).
+ * a devDependency, the same grammar as before: the 2 044 package scripts of node_modules got the
+ * same verdicts from both) beside this module in dist/, and ralph's runtime dependencies have no
+ * install script at all (test/e2e/install/no-compiler.test.ts).
  *
- * Measured on this machine (2 cores, shared): loading the runtime and grammar takes ~35–50 ms
- * (native: ~8 ms), a parse of a typical command ~0.08 ms (native: ~0.01 ms) — still far under the
- * guard's per-call budget. The earlier note that web-tree-sitter "costs over 500 ms to load" was
- * not reproduced with 0.27. Figures per guard decision: bench/guard.bench.mjs.
+ * Measured (bench/guard.bench.mjs, 2 shared cores, native before → WASM after): loading the
+ * parser 21–32 ms → 24–43 ms (up to 91 ms on a busy machine); a decision in the guard service
+ * median 0.26–0.28 ms → 0.24–0.26 ms; `ralph guard` for a Bash call, process start to exit,
+ * median 109–118 ms → 143–157 ms as is and 68–107 ms → 132–134 ms without NODE_EXTRA_CA_CERTS
+ * (a Read call, which loads no parser, is unchanged). The earlier note that web-tree-sitter
+ * "costs over 500 ms to load" does not hold for 0.27. Over 40 000 decisions memory stays flat.
  *
  * WASM start-up is asynchronous, so the parser is loaded once per process by `loadShellParser()`
  * (awaited when the guard service starts and by `ralph guard` before a Bash call) and
