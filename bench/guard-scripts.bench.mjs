@@ -17,9 +17,13 @@ if (!existsSync(new URL('guard/decide.js', DIST))) {
   process.exit(1);
 }
 const { judgeToolCall } = await import(new URL('guard/decide.js', DIST).href);
+const { loadShellParser } = await import(new URL('guard/shell/parse.js', DIST).href);
 const { resolvePolicy } = await import(new URL('guard/policy.js', DIST).href);
 
 const ROOT = resolve(import.meta.dirname, '..');
+const loadStarted = performance.now();
+await loadShellParser();
+const loadMs = performance.now() - loadStarted;
 const files = execFileSync(
   'find',
   ['node_modules', '-name', 'package.json', '-not', '-path', '*/test/*'],
@@ -71,3 +75,4 @@ for (const [rule, count] of [...byRule].sort((a, b) => b[1] - a[1]))
 console.log(
   `decision for \`npm run NAME\` (reads package.json): median ${at(0.5).toFixed(3)} ms, p95 ${at(0.95).toFixed(3)} ms`,
 );
+console.log(`loading the bash parser (once): ${loadMs.toFixed(1)} ms`);

@@ -1,10 +1,11 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DANGEROUS, ORDINARY, type GuardCase } from '../../test/fixtures/guard/tool-call-table.js';
 import { judgeToolCall } from './decide.js';
 import { resolvePolicy } from './policy.js';
+import { loadShellParser } from './shell/parse.js';
 
 /**
  * The table of test/fixtures/guard/tool-call-table.ts under the default policy. The fixture project and home live in a
@@ -58,6 +59,7 @@ for (const [file, text] of Object.entries(SCRIPT_FIXTURES)) {
   mkdirSync(dirname(join(project, file)), { recursive: true });
   writeFileSync(join(project, file), text, { mode: 0o755 });
 }
+beforeAll(() => loadShellParser());
 afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });

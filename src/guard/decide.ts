@@ -5,6 +5,7 @@ import { sensitiveRule } from './sensitive.js';
 import { analyzeShell, type Finding, type Judge } from './shell/analyze.js';
 import { judgeCommand } from './shell/commands.js';
 import { checkWrite } from './shell/args.js';
+import { loadShellParser } from './shell/parse.js';
 
 /**
  * The decision for one PreToolUse call: Bash commands are parsed and every simple command in
@@ -28,6 +29,16 @@ export interface Verdict {
 }
 
 const PREFIX = 'ralph guard: ';
+
+/**
+ * For a process that decides one call and exits (`ralph guard`): loads what `judgeToolCall` needs
+ * for it — the shell parser (WebAssembly, loaded asynchronously) for Bash. Without it,
+ * `judgeToolCall` fails and the caller denies. The guard service loads the parser itself when it
+ * starts.
+ */
+export async function prepareDecision(call: Pick<ToolCall, 'toolName'>): Promise<void> {
+  if (call.toolName === 'Bash') await loadShellParser({ shortLived: true });
+}
 
 export function judgeToolCall(call: ToolCall, shared: GuardPolicy): Verdict {
   const policy: GuardPolicy = { ...shared, written: new Map() };

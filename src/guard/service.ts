@@ -6,6 +6,7 @@ import { appendAudit, summariseInput, type AuditEntry } from './audit.js';
 import { judgeToolCall, type Verdict } from './decide.js';
 import { failClosed, preToolUseOutput, parsePreToolUseInput } from './hook-io.js';
 import type { GuardPolicy } from './policy.js';
+import { loadShellParser } from './shell/parse.js';
 
 /**
  * The guard inside `ralph run`: the same policy as `ralph guard`, served on 127.0.0.1 to Claude
@@ -49,6 +50,8 @@ export interface GuardService {
 }
 
 export async function startGuardService(options: GuardServiceOptions): Promise<GuardService> {
+  // Loaded before the first request, not during it: Claude waits on every tool call.
+  await loadShellParser();
   const token = randomBytes(24).toString('base64url');
   const expected = Buffer.from(`Bearer ${token}`);
   const now = options.now ?? (() => new Date());

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { appendAudit, summariseInput } from '../../guard/audit.js';
-import { judgeToolCall, type Verdict } from '../../guard/decide.js';
+import { judgeToolCall, prepareDecision, type Verdict } from '../../guard/decide.js';
 import { failClosed, preToolUseOutput, parsePreToolUseInput } from '../../guard/hook-io.js';
 import { resolvePolicy, type GuardSettings } from '../../guard/policy.js';
 import { projectPaths, userConfigPath } from '../../state/paths.js';
@@ -75,6 +75,7 @@ async function run(argv: readonly string[], io: GuardMainIo, started: number): P
     settings: await guardSettings(projectRoot, io),
     unattended: argv.includes('--unattended'),
   });
+  await prepareDecision(input);
   const verdict = judgeToolCall(input, policy);
   const flag = argv.indexOf('--audit-log');
   const auditLog =

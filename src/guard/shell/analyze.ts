@@ -64,12 +64,13 @@ export function analyzeShell(code: string, cwd: string | undefined, depth: numbe
     judge.deny('too-deep', `shell code nested more than ${MAX_DEPTH} levels deep`);
     return;
   }
-  const parsed = parseShell(code);
-  if (parsed.hasError) {
-    judge.deny('parse-error', 'the command does not parse as bash; write it plainly');
-    return;
-  }
-  walk(parsed.root, { cwd, piped: false, depth }, judge);
+  parseShell(code, (parsed) => {
+    if (parsed.hasError) {
+      judge.deny('parse-error', 'the command does not parse as bash; write it plainly');
+      return;
+    }
+    walk(parsed.root, { cwd, piped: false, depth }, judge);
+  });
 }
 
 const SCOPES = new Set(['subshell', 'command_substitution', 'process_substitution']);

@@ -1,9 +1,10 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { judgeToolCall } from '../decide.js';
 import { resolvePolicy } from '../policy.js';
+import { loadShellParser } from './parse.js';
 
 /** Scripts the guard reads before they run; the table (test/fixtures/guard/tool-call-table.ts) has the main cases. */
 
@@ -12,6 +13,7 @@ const project = join(root, 'project');
 const home = join(root, 'home');
 mkdirSync(join(project, 'bin'), { recursive: true });
 mkdirSync(home);
+beforeAll(() => loadShellParser());
 afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
