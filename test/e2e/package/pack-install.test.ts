@@ -16,9 +16,12 @@ import { finishedRun } from '../run/agent-stream.js';
 import { FAKE_BIN_DIR } from '../harness.js';
 
 /**
- * The package as a user gets it: `npm pack`, installed into an empty prefix, its `ralph` bin run
- * (`ralph demo`), and the README's library example run against the installed package — with the
- * fake claude — and type-checked as a TypeScript consumer would.
+ * The package as a user gets it: `npm pack`, installed into an empty prefix by a user without a C
+ * compiler (PATH holds only node, npm and sh: a package that needs node-gyp fails the install),
+ * then its `ralph` bin run (`ralph guard`, `ralph demo`), and the README's library example run
+ * against the installed package — with the fake claude — and type-checked as a TypeScript
+ * consumer would. npm takes the dependencies from its cache when it has them (--prefer-offline;
+ * CI has just run `npm ci`), the registry otherwise.
  */
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -56,6 +59,35 @@ async function readmeExample(): Promise<string> {
 let work: string;
 let prefix: string;
 
+/** What a user without a compiler has: node, npm and a shell, nothing else on PATH. */
+async function bareEnv(): Promise<NodeJS.ProcessEnv> {
+  const bin = join(work, 'bare-bin');
+  await mkdir(bin);
+  const npm = await realpath(
+    (await run('sh', ['-c', 'command -v npm'], { cwd: work })).stdout.trim(),
+  );
+  await symlink(process.execPath, join(bin, 'node'));
+  await symlink(npm, join(bin, 'npm'));
+  await symlink('/bin/sh', join(bin, 'sh'));
+  const kept = Object.entries(process.env).filter(([name]) =>
+    /^(HOME|NODE_EXTRA_CA_CERTS|(https?|no)_proxy)$/i.test(name),
+  );
+  return { ...Object.fromEntries(kept), PATH: bin, npm_config_update_notifier: 'false' };
+}
+
+/** Native code anywhere in an installed tree: a compiled addon or a node-gyp project. */
+async function nativeFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const found = await Promise.all(
+    entries.map(async (entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return nativeFiles(path);
+      return entry.name === 'binding.gyp' || entry.name.endsWith('.node') ? [path] : [];
+    }),
+  );
+  return found.flat();
+}
+
 beforeAll(async () => {
   work = await realpath(await mkdtemp(join(tmpdir(), 'ralph-pack-')));
   const packed = await run('npm', ['pack', '--silent', '--pack-destination', work], { cwd: ROOT });
@@ -63,9 +95,9 @@ beforeAll(async () => {
   const tarball = (await readdir(work)).find((name) => name.endsWith('.tgz'));
   expect(tarball).toMatch(/^ralph-run-\d/);
   prefix = join(work, 'prefix');
-  // From npm's cache where it can (CI has just run `npm ci`), so no network is needed for it.
+  const env = await bareEnv();
   const installed = await run(
-    'npm',
+    join(env.PATH ?? '', 'npm'),
     [
       'install',
       '-g',
@@ -74,9 +106,11 @@ beforeAll(async () => {
       '--prefer-offline',
       '--no-audit',
       '--no-fund',
+      // npm ≥ 11.19 skips dependencies' install scripts unless allowed; older npm runs them.
+      '--dangerously-allow-all-scripts',
       join(work, tarball ?? ''),
     ],
-    { cwd: work },
+    { cwd: work, env },
   );
   expect(installed.code, installed.stderr).toBe(0);
 }, 300_000);
@@ -85,7 +119,54 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-describe('the packed package, installed', () => {
+describe('the packed package, installed without a compiler', () => {
+  it('needs no runtime dependency with an install script, and has no native code', async () => {
+    const lock = JSON.parse(await readFile(join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { dev?: boolean; hasInstallScript?: boolean }>;
+    };
+    const scripted = Object.entries(lock.packages)
+      .filter(([path, entry]) => path !== '' && entry.dev !== true && entry.hasInstallScript)
+      .map(([path]) => path);
+    expect(scripted).toEqual([]);
+    const installed = join(prefix, 'lib', 'node_modules', 'ralph-run');
+    expect(await nativeFiles(installed)).toEqual([]);
+    await expect(
+      readFile(join(installed, 'dist', 'guard', 'shell', 'tree-sitter-bash.wasm')),
+    ).resolves.toBeInstanceOf(Buffer);
+  });
+
+  it('ralph guard judges Bash with the installed parser', async () => {
+    const project = join(work, 'guarded');
+    await mkdir(join(project, '.git'), { recursive: true });
+    const decide = async (command: string) => {
+      const payload = JSON.stringify({
+        session_id: 's-1',
+        cwd: project,
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Bash',
+        tool_input: { command },
+        tool_use_id: 't-1',
+      });
+      const ran = await run(
+        'sh',
+        ['-c', `printf '%s' "$1" | "$2" guard`, 'sh', payload, join(prefix, 'bin', 'ralph')],
+        {
+          cwd: project,
+          env: { PATH: process.env.PATH, HOME: work },
+        },
+      );
+      return JSON.parse(ran.stdout) as {
+        hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string };
+      };
+    };
+    const denied = await decide('npm test; rm -rf /');
+    expect(denied.hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(denied.hookSpecificOutput.permissionDecisionReason).toContain('`rm -rf /` deletes /');
+    expect((await decide('ls -la && git status')).hookSpecificOutput.permissionDecision).toBe(
+      'allow',
+    );
+  });
+
   it('ralph demo runs from the installed bin', async () => {
     const demo = await run(
       join(prefix, 'bin', 'ralph'),
