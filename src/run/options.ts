@@ -64,13 +64,14 @@ export const runOptionsSchema = z.strictObject({
   archive: z.boolean().optional(),
   /** The agent: its executable (default RALPH_CLAUDE_BIN / agents.claude.command / `claude`), or an adapter. */
   agent: z
-    .union([
-      z.strictObject({
-        id: settingAt('agent').type.optional(),
-        command: z.string().min(1).optional(),
-      }),
-      z.strictObject({ adapter: adapterSchema }),
-    ])
+    .strictObject({
+      id: settingAt('agent').type.optional(),
+      command: z.string().min(1).optional(),
+      adapter: adapterSchema.optional(),
+    })
+    .refine((agent) => agent.adapter === undefined || agent.command === undefined, {
+      message: 'give either a command or an adapter, not both',
+    })
     .optional(),
   /** Aborting pauses the run: its agent's process tree is stopped, state PAUSED, resumable. */
   signal: instance<AbortSignal>(
@@ -113,7 +114,10 @@ export function checkRunOptions(options: RunOptions): CheckedRunOptions {
   const issue = parsed.error.issues[0];
   const path = issue?.path.join('.') ?? '';
   const known = Object.keys(runOptionsSchema.shape);
-  const unknown = issue?.code === 'unrecognized_keys' ? issue.keys : [];
+  const unknown =
+    issue?.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => [path, key].filter(Boolean).join('.'))
+      : [];
   const hint =
     unknown.length > 0
       ? `known options: ${known.join(', ')}`
@@ -124,7 +128,7 @@ export function checkRunOptions(options: RunOptions): CheckedRunOptions {
 
 /** The flags' layer of the configuration: it wins over RALPH_*, config files and defaults. */
 export function configLayerOf(options: CheckedRunOptions): ConfigFile {
-  const agent = options.agent !== undefined && 'adapter' in options.agent ? {} : options.agent;
+  const { agent } = options;
   return layerOf({
     maxIterations: options.maxIterations,
     timeoutMinutes: options.timeoutMinutes,

@@ -65,13 +65,12 @@ export async function planRun(input: RunOptions): Promise<RunPlan> {
   const warnings = [...loaded.warnings];
   const processGroups = given.processGroups ?? createProcessGroups();
   const agent =
-    given.agent !== undefined && 'adapter' in given.agent
-      ? given.agent.adapter
-      : createAgent(config.agent, {
-          command: config.agents.claude.command ?? 'claude',
-          env,
-          processGroups,
-        });
+    given.agent?.adapter ??
+    createAgent(config.agent, {
+      command: config.agents.claude.command ?? 'claude',
+      env,
+      processGroups,
+    });
   if (given.skipPreflight !== true) warnings.push(...(await preflight(given, cwd, config, agent)));
   const resolved = await resolveLoopDir({
     dir: given.dir,

@@ -49,18 +49,28 @@ export async function startRun(options: RunOptions): Promise<RunResult> {
 
 /** Starts a planned run (planRun): for callers that look at the plan first, like `--dry-run`. */
 export async function launchRun(plan: RunPlan): Promise<RunResult> {
-  const { given, processGroups } = plan;
   const { loopDir } = plan.options;
-  const clock = given.clock ?? systemClock;
-  const log = given.log ?? (() => undefined);
   const runId = randomUUID();
   const lock = await acquireLock(loopDir, {
     pid: process.pid,
     command: `ralph run ${loopDir}`,
-    now: clock.now(),
+    now: (plan.given.clock ?? systemClock).now(),
     runId,
   });
-  const warnings = [...lock.warnings, ...stopLeftovers(lock.tookOver)];
+  try {
+    const warnings = [...lock.warnings, ...stopLeftovers(lock.tookOver)];
+    return await runGuarded(plan, runId, warnings);
+  } finally {
+    await lock.release();
+  }
+}
+
+/** The run itself, once it holds the loop directory: the guard service lives exactly as long. */
+async function runGuarded(plan: RunPlan, runId: string, warnings: string[]): Promise<RunResult> {
+  const { given, processGroups } = plan;
+  const { loopDir } = plan.options;
+  const clock = given.clock ?? systemClock;
+  const log = given.log ?? (() => undefined);
   // Read the resume point again now that no other run can change it underneath us.
   const { resume, lastIteration } = await previousRun(loopDir, warnings);
   // Everything this run starts carries the id, so a later run can find what outlives it.
@@ -78,37 +88,22 @@ export async function launchRun(plan: RunPlan): Promise<RunResult> {
       log(`ralph: the guard service failed (${error.message}); stopped the agent`);
       stopping.abort();
     },
-  }).catch(async (error: unknown) => {
-    await lock.release();
-    throw error;
   });
-  const unguarded = {
-    ...plan.options,
-    env,
-    resume,
-    lastIteration,
-    warnings: [...new Set([...plan.warnings, ...warnings])],
-  };
-  const hooks = plan.config.hooks.enabled
-    ? scriptHooks({
-        loopDir,
-        cwd: plan.options.cwd,
-        // Not the agent's environment: the guard's token stays with the agent.
-        env,
-        timeoutMs: plan.config.hooks.timeoutSeconds * 1000,
-        output: (point, line) => {
-          log(`ralph: hook ${point}: ${line}`);
-        },
-      })
-    : undefined;
   try {
+    const unguarded = {
+      ...plan.options,
+      env,
+      resume,
+      lastIteration,
+      warnings: [...new Set([...plan.warnings, ...warnings])],
+    };
     const result = await runLoop(guard === undefined ? unguarded : guard.apply(unguarded), {
       agent: plan.agent,
       reporters: [...stateReporters(plan), ...(given.reporters ?? [])],
       clock,
       signal,
       askUsageLimit: given.askUsageLimit,
-      hooks,
+      hooks: userHooks(plan, env, log),
     });
     // Archive a feature once, when this run finished it: not again on every later run.
     const finishedNow = result.iterations > (resume?.iteration ?? lastIteration);
@@ -130,8 +125,26 @@ export async function launchRun(plan: RunPlan): Promise<RunResult> {
     };
   } finally {
     await guard?.close();
-    await lock.release();
   }
+}
+
+/** The person's scripts in DIR/hooks/, when config `hooks.enabled` says so. */
+function userHooks(
+  plan: RunPlan,
+  env: Record<string, string | undefined>,
+  log: (line: string) => void,
+) {
+  if (!plan.config.hooks.enabled) return undefined;
+  return scriptHooks({
+    loopDir: plan.options.loopDir,
+    cwd: plan.options.cwd,
+    // Not the agent's environment: the guard's token stays with the agent.
+    env,
+    timeoutMs: plan.config.hooks.timeoutSeconds * 1000,
+    output: (point, line) => {
+      log(`ralph: hook ${point}: ${line}`);
+    },
+  });
 }
 
 /** What every run keeps in its loop directory, and the notifications its config asks for. */
