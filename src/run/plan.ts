@@ -11,7 +11,7 @@ import { tokenCountsSchema } from '../safety/budget.js';
 import type { Config } from '../state/config-schema.js';
 import { loadConfig, readConfigFile, type ConfigSource } from '../state/config.js';
 import { findGitRepo } from '../state/git.js';
-import { findPromptFile, findTaskListFile, loopPaths, resolveLoopDir } from '../state/paths.js';
+import { findPromptFile, requireTaskListFile, loopPaths, resolveLoopDir } from '../state/paths.js';
 import { readStatus } from '../state/status.js';
 import { RalphError } from '../util/errors.js';
 import {
@@ -77,16 +77,7 @@ export async function planRun(input: RunOptions): Promise<RunPlan> {
     cwd,
     protectedBranches: config.protectedBranches,
   });
-  const found = await findTaskListFile(resolved.dir);
-  if (found === undefined) {
-    throw new RalphError(
-      'TASK_LIST_NOT_FOUND',
-      `no prd.json or feature_list.json in ${resolved.dir}`,
-      {
-        hint: 'create the loop directory with `ralph init`, or pass the DIR that holds your task list',
-      },
-    );
-  }
+  const found = await requireTaskListFile(resolved.dir);
   const { template, source } = await promptTemplate(cwd, resolved.dir, given.promptFile);
   const paths = loopPaths(resolved.dir);
   // Preflight says "protected branch" too; once is enough.

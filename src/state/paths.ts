@@ -182,6 +182,15 @@ export async function findTaskListFile(
   ]);
 }
 
+/** The task list a command needs, or an error that says how to make one. */
+export async function requireTaskListFile(dir: string): Promise<FoundFile<'prd' | 'feature_list'>> {
+  const found = await findTaskListFile(dir);
+  if (found !== undefined) return found;
+  throw new RalphError('TASK_LIST_NOT_FOUND', `no prd.json or feature_list.json in ${dir}`, {
+    hint: 'create the loop directory with `ralph init`, or pass the DIR that holds your task list',
+  });
+}
+
 /** prompt.md wins over RALPH_PROMPT.md, with a warning when both exist. */
 export async function findPromptFile(
   dir: string,

@@ -4,7 +4,7 @@ import { summarise } from '../../plan/order.js';
 import { readTaskListFile } from '../../plan/read.js';
 import type { Story } from '../../plan/types.js';
 import { readLock } from '../../state/lock.js';
-import { findTaskListFile, resolveLoopDir } from '../../state/paths.js';
+import { requireTaskListFile, resolveLoopDir } from '../../state/paths.js';
 import { readStatus } from '../../state/status.js';
 import { RalphError } from '../../util/errors.js';
 import { writeLine, type CliContext, type SetExitCode } from '../context.js';
@@ -32,16 +32,7 @@ export function statusCommand(context: CliContext, setExitCode: SetExitCode) {
           cwd: context.cwd,
           protectedBranches: config.protectedBranches,
         });
-        const found = await findTaskListFile(resolved.dir);
-        if (found === undefined) {
-          throw new RalphError(
-            'TASK_LIST_NOT_FOUND',
-            `no prd.json or feature_list.json in ${resolved.dir}`,
-            {
-              hint: 'create the loop directory with `ralph init`, or pass the DIR that holds your task list',
-            },
-          );
-        }
+        const found = await requireTaskListFile(resolved.dir);
         const document = await readTaskListFile(found.path);
         const summary = summarise(document.taskList);
         const status = await readStatus(resolved.dir);
