@@ -117,6 +117,47 @@ describe('runToCompletion', () => {
   });
 });
 
+describe('runToCompletion and what a command leaves behind', () => {
+  const alive = (pid: number): boolean => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+    } catch {
+      return false;
+    }
+  };
+
+  it('kills the whole group on timeout, a background child holding its output included', async () => {
+    const begun = Date.now();
+    const result = await sh('sleep 61 & echo $!; sleep 61', 300);
+    expect(result.timedOut).toBe(true);
+    expect(Date.now() - begun).toBeLessThan(10_000); // not the 61 s the children sleep
+    const child = Number(result.stdout.trim());
+    expect(child).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(alive(child)).toBe(false);
+  });
+
+  it('ends what a command left running in its group when it exits', async () => {
+    const result = await sh('sleep 62 & echo $!');
+    expect(result.exitCode).toBe(0);
+    const child = Number(result.stdout.trim());
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(alive(child)).toBe(false);
+  });
+
+  it('does not wait for output a process that left the group (setsid) keeps open', async () => {
+    const begun = Date.now();
+    const result = await sh('setsid sh -c "echo \\$\\$; sleep 63" & sleep 0.2; echo done');
+    const waited = Date.now() - begun;
+    const [setFree] = result.stdout.trim().split('\n').map(Number);
+    if (setFree !== undefined) started.push(setFree);
+    expect(result).toMatchObject({ exitCode: 0, failed: false });
+    expect(result.stdout).toContain('done');
+    expect(waited).toBeLessThan(10_000); // not the 63 s its output stays open
+  });
+});
+
 describe('startDetached', () => {
   it('starts a session leader writing to the given descriptor and reports its exit', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ralph-spawn-'));

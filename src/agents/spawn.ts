@@ -18,12 +18,12 @@ export type { CapturedResult, ProcessResult } from './process-result.js';
  */
 
 export interface RunToCompletionOptions {
-  /** Wall-clock limit; the process gets SIGKILL when it passes (short commands: nothing to save). */
+  /** Wall-clock limit; the group gets SIGKILL when it passes (short commands: nothing to save). */
   timeoutMs: number;
   /** The child's environment; Node's default (this process's) when absent. */
   env?: Readonly<Record<string, string | undefined>>;
   cwd?: string;
-  /** Aborting kills the process (SIGKILL), like the timeout. */
+  /** Aborting kills the group (SIGKILL), like the timeout. */
   signal?: AbortSignal;
   /** Bytes kept of stdout and of stderr each; more kills the process. Default 1 MiB. */
   maxBuffer?: number;
@@ -31,7 +31,10 @@ export interface RunToCompletionOptions {
 
 /**
  * Runs a short command (git, `claude --version`, tmux, a desktop notifier) with stdin from
- * /dev/null and resolves once it has exited and closed its output.
+ * /dev/null and resolves once it has exited and closed its output. It runs in a process group of
+ * its own: a timeout or abort kills the group, and so does its own exit (what it left in the
+ * background goes with it). Output a process outside the group still holds (setsid) is waited for
+ * a moment after the command exits, then abandoned: a short command never hangs its caller.
  */
 export function runToCompletion(
   file: string,
@@ -50,16 +53,21 @@ export function runToCompletion(
       env: options.env,
       stdio: ['ignore', 'pipe', 'pipe'],
       windowsHide: true,
+      detached: true,
     });
   } catch (error) {
     return Promise.resolve({ ...notStarted(error, elapsed()), ...empty });
   }
+  const { pid } = child;
   const maxBuffer = options.maxBuffer ?? 1024 * 1024;
   const flags = { timedOut: false, isCanceled: false };
   let isMaxBuffer = false;
+  const killGroup = (): void => {
+    if (pid === undefined || !signalGroup(pid, 'SIGKILL')) child.kill('SIGKILL');
+  };
   const kill = (why?: 'timedOut' | 'isCanceled') => {
     if (why !== undefined && !flags.timedOut && !flags.isCanceled) flags[why] = true;
-    child.kill('SIGKILL');
+    killGroup();
   };
   const overflow = () => {
     isMaxBuffer = true;
@@ -75,20 +83,38 @@ export function runToCompletion(
   };
   options.signal?.addEventListener('abort', onAbort, { once: true });
   return new Promise((resolve) => {
+    let drainTimer: NodeJS.Timeout | undefined;
+    let settled = false;
     const settle = (result: ProcessResult) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
+      clearTimeout(drainTimer);
       options.signal?.removeEventListener('abort', onAbort);
       const output = { stdout: stdout(), stderr: stderr(), isMaxBuffer };
       resolve({ ...result, ...output, failed: result.failed || isMaxBuffer });
     };
     child.on('error', (error) => {
-      if (child.pid === undefined) settle(notStarted(error, elapsed()));
+      if (pid === undefined) settle(notStarted(error, elapsed()));
+    });
+    child.once('exit', (code, signal) => {
+      if (pid === undefined) return;
+      killGroup();
+      drainTimer = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        settle(ended(code, signal, flags, elapsed()));
+      }, OUTPUT_DRAIN_MS);
+      drainTimer.unref();
     });
     child.once('close', (code, signal) => {
-      if (child.pid !== undefined) settle(ended(code, signal, flags, elapsed()));
+      if (pid !== undefined) settle(ended(code, signal, flags, elapsed()));
     });
   });
 }
+
+/** How long a finished short command's output may stay open (held by a process it set free). */
+const OUTPUT_DRAIN_MS = 1000;
 
 export interface DetachedOptions {
   cwd: string;
