@@ -41,4 +41,4 @@ export { nextStory, summarise } from './plan/order.js';
 export { createProcessGroups, type ProcessGroups } from './agents/process-groups.js';
 export type { AgentAdapter, AgentEvent, AgentRunRequest, AgentRunResult } from './agents/types.js';
 export { systemClock, type Clock } from './safety/clock.js';
-export { RalphError } from './util/errors.js';
+export { RalphError, type ErrorCode } from './util/errors.js';

@@ -46,7 +46,11 @@ describe('startRun options', () => {
 
   it('leaves out what was not given, so config files and RALPH_* still apply', () => {
     expect(configLayerOf(checkRunOptions({ env, skipPreflight: true }))).toEqual({});
-    const adapter = { agent: { adapter: { run: () => undefined, commandLine: () => undefined } } };
+    const adapter = {
+      agent: {
+        adapter: { probe: () => undefined, run: () => undefined, commandLine: () => undefined },
+      },
+    };
     expect(configLayerOf(checkRunOptions({ env, ...adapter } as never))).toEqual({});
   });
 

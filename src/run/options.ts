@@ -20,9 +20,8 @@ const instance = <T>(name: string, test: (value: unknown) => boolean) =>
 const isFunction = (value: unknown): boolean => typeof value === 'function';
 
 const adapterSchema = instance<AgentAdapter>(
-  'an AgentAdapter',
-  (value) =>
-    typeof value === 'object' && value !== null && 'run' in value && 'commandLine' in value,
+  'an AgentAdapter (id, probe, commandLine, run)',
+  (value) => hasMethods(value, 'probe', 'commandLine', 'run'),
 );
 
 export const runOptionsSchema = z.strictObject({
@@ -80,28 +79,33 @@ export const runOptionsSchema = z.strictObject({
   ).optional(),
   /** More reporters of the run's LoopEvents (the files in DIR are always written). */
   reporters: z
-    .array(instance<Reporter>('a Reporter', (value) => isObjectWith(value, 'onEvent')))
+    .array(instance<Reporter>('a Reporter', (value) => hasMethods(value, 'onEvent')))
     .optional(),
   /** Lines for a person that are no LoopEvent: hook output, the guard service failing. */
   log: instance<(line: string) => void>('a function', isFunction).optional(),
   /** Where the notify bell rings (a terminal); none by default. */
   terminal: instance<NodeJS.WritableStream>('a stream', (value) =>
-    isObjectWith(value, 'write'),
+    hasMethods(value, 'write'),
   ).optional(),
-  clock: instance<Clock>('a Clock', (value) => isObjectWith(value, 'now')).optional(),
+  clock: instance<Clock>('a Clock (now, sleep)', (value) =>
+    hasMethods(value, 'now', 'sleep'),
+  ).optional(),
   /** `onUsageLimit: 'ask'`: how to ask; without it ralph exits at a usage limit. */
   askUsageLimit: instance<NonNullable<LoopDependencies['askUsageLimit']>>(
     'a function',
     isFunction,
   ).optional(),
   /** The run's live agent groups; pass one to stop or continue them from outside (Ctrl+Z). */
-  processGroups: instance<ProcessGroups>('ProcessGroups', (value) =>
-    isObjectWith(value, 'signalAll'),
+  processGroups: instance<ProcessGroups>('ProcessGroups (add, delete, signalAll)', (value) =>
+    hasMethods(value, 'add', 'delete', 'signalAll'),
   ).optional(),
 });
 
-function isObjectWith(value: unknown, key: string): boolean {
-  return typeof value === 'object' && value !== null && key in value;
+/** An object with these functions: what the run will call must be callable. */
+function hasMethods(value: unknown, ...names: string[]): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return names.every((name) => typeof record[name] === 'function');
 }
 
 export type RunOptions = z.input<typeof runOptionsSchema>;

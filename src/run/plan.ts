@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { userInfo } from 'node:os';
 import { basename, resolve } from 'node:path';
 import { createProcessGroups, type ProcessGroups } from '../agents/process-groups.js';
 import { createAgent } from '../agents/registry.js';
@@ -53,7 +53,9 @@ export async function planRun(input: RunOptions): Promise<RunPlan> {
   const given = checkRunOptions(input);
   const { env } = given;
   const cwd = given.cwd ?? process.cwd();
-  const homeDir = given.homeDir ?? env.HOME ?? homedir();
+  // Without HOME in the given environment: the account's home (from the password database, not
+  // from this process's environment, which the library does not read).
+  const homeDir = given.homeDir ?? env.HOME ?? userInfo().homedir;
   const repo = await findGitRepo(cwd).catch(() => undefined);
   const loaded = await loadConfig({
     homeDir,

@@ -1,20 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { RUN_ID_VARIABLE } from '../agents/orphans.js';
+import { RUN_ID_VARIABLE, stopRunProcesses } from '../agents/orphans.js';
 import { runLoop, type LoopResult } from '../core/engine.js';
-import type { Reporter } from '../core/events.js';
 import { scriptHooks } from '../hooks/script-hooks.js';
-import { eventsFileReporter } from '../monitor/reporters/events-file.js';
-import { notifyReporter } from '../monitor/reporters/notify.js';
-import { progressHistoryReporter } from '../monitor/reporters/progress-history.js';
-import { statusFileReporter } from '../monitor/reporters/status-file.js';
 import { systemClock } from '../safety/clock.js';
 import { archiveLoop } from '../state/archive.js';
 import { acquireLock } from '../state/lock.js';
-import { loopPaths } from '../state/paths.js';
 import { startRunGuard } from './guard.js';
 import { stopLeftovers } from './leftovers.js';
 import type { RunOptions } from './options.js';
 import { planRun, previousRun, type RunPlan } from './plan.js';
+import { runReporters } from './reporters.js';
 
 /** How a run ended. Expected endings are results; only invalid input or broken state throws. */
 export interface RunResult {
@@ -51,6 +46,8 @@ export async function startRun(options: RunOptions): Promise<RunResult> {
 export async function launchRun(plan: RunPlan): Promise<RunResult> {
   const { loopDir } = plan.options;
   const runId = randomUUID();
+  // Aborted before it began (during preflight, say): nothing was started, and nothing is written.
+  if (plan.given.signal?.aborted === true) return notStarted(plan, runId);
   const lock = await acquireLock(loopDir, {
     pid: process.pid,
     command: `ralph run ${loopDir}`,
@@ -89,6 +86,7 @@ async function runGuarded(plan: RunPlan, runId: string, warnings: string[]): Pro
       stopping.abort();
     },
   });
+  const reporters = runReporters(plan, log);
   try {
     const unguarded = {
       ...plan.options,
@@ -99,7 +97,7 @@ async function runGuarded(plan: RunPlan, runId: string, warnings: string[]): Pro
     };
     const result = await runLoop(guard === undefined ? unguarded : guard.apply(unguarded), {
       agent: plan.agent,
-      reporters: [...stateReporters(plan), ...(given.reporters ?? [])],
+      reporters: reporters.all,
       clock,
       signal,
       askUsageLimit: given.askUsageLimit,
@@ -123,8 +121,13 @@ async function runGuarded(plan: RunPlan, runId: string, warnings: string[]): Pro
       runId,
       ...(archivedTo === undefined ? {} : { archivedTo }),
     };
+  } catch (error) {
+    await reporters.recordFailure(error, clock);
+    throw error;
   } finally {
     await guard?.close();
+    // What escaped its process group (setsid) is found by the run id every process carries.
+    stopRunProcesses(runId);
   }
 }
 
@@ -147,27 +150,16 @@ function userHooks(
   });
 }
 
-/** What every run keeps in its loop directory, and the notifications its config asks for. */
-function stateReporters(plan: RunPlan): Reporter[] {
-  const { loopDir, feature } = plan.options;
-  const reporters = [
-    eventsFileReporter(loopDir),
-    statusFileReporter(loopDir, process.pid),
-    progressHistoryReporter(loopPaths(loopDir).progress),
-  ];
-  if (plan.given.notify === false) return reporters;
-  const log = plan.given.log ?? (() => undefined);
-  reporters.push(
-    notifyReporter({
-      feature,
-      loopDir,
-      ...plan.config.notify,
-      terminal: plan.given.terminal,
-      env: plan.options.env,
-      warn: (message) => {
-        log(`ralph: warning: ${message}`);
-      },
-    }),
-  );
-  return reporters;
+async function notStarted(plan: RunPlan, runId: string): Promise<RunResult> {
+  const { resume, lastIteration } = await previousRun(plan.options.loopDir, []);
+  return {
+    status: 'PAUSED',
+    stopReason: 'interrupted',
+    reason: 'interrupted before the run started',
+    exitCode: 130,
+    iterations: lastIteration,
+    costUsd: resume?.costUsd ?? 0,
+    loopDir: plan.options.loopDir,
+    runId,
+  };
 }

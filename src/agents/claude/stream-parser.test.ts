@@ -221,6 +221,24 @@ describe('parseStreamLine', () => {
     ]);
   });
 
+  it('reads a negative cost or a negative or fractional token count as unknown', () => {
+    const [event] = events(
+      '{"type":"result","total_cost_usd":-0.01,"usage":{"input_tokens":-5,"output_tokens":2.5,"cache_read_input_tokens":7}}',
+    );
+    expect(event).toMatchObject({
+      type: 'result',
+      summary: {
+        costUsd: undefined,
+        usage: {
+          inputTokens: 0,
+          outputTokens: 0,
+          cacheReadInputTokens: 7,
+          cacheCreationInputTokens: 0,
+        },
+      },
+    });
+  });
+
   it('keeps other system lines and unknown types as unknown', () => {
     for (const line of [
       '{"type":"system","subtype":"task_notification","task_id":"b0521e8","status":"completed"}',

@@ -22,6 +22,9 @@ export interface ParsedLine {
 const str = z.string().optional().catch(undefined);
 const num = z.number().optional().catch(undefined);
 const bool = z.boolean().optional().catch(undefined);
+/** A cost or a token count: what is negative, fractional where counted, or not finite is unknown. */
+const amount = z.number().min(0).optional().catch(undefined);
+const tokens = z.int().min(0).optional().catch(undefined);
 
 const envelopeSchema = z.looseObject({
   type: str,
@@ -65,15 +68,15 @@ const resultSchema = z.looseObject({
   api_error_status: num,
   result: str,
   session_id: str,
-  total_cost_usd: num,
+  total_cost_usd: amount,
   num_turns: num,
   duration_ms: num,
   usage: z
     .looseObject({
-      input_tokens: num,
-      output_tokens: num,
-      cache_read_input_tokens: num,
-      cache_creation_input_tokens: num,
+      input_tokens: tokens,
+      output_tokens: tokens,
+      cache_read_input_tokens: tokens,
+      cache_creation_input_tokens: tokens,
     })
     .optional()
     .catch(undefined),
