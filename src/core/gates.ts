@@ -103,9 +103,9 @@ async function chooseUsageLimitAction(
       ask({ message: pending.message, resetAt, until }, giveUp.signal),
       ctx.deps.clock.sleep(askTimeoutMs, giveUp.signal).then(() => undefined),
     ]);
-    return answer === undefined
-      ? { action: 'exit', answered: false }
-      : { action: answer, answered: true };
+    // Anything but a clear "wait" (a caller's function may return what it likes) means exit.
+    if (answer !== 'wait' && answer !== 'exit') return { action: 'exit', answered: false };
+    return { action: answer, answered: true };
   } finally {
     giveUp.abort();
     ctx.deps.signal.removeEventListener('abort', stopAsking);

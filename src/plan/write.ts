@@ -51,7 +51,11 @@ export function updateStories(doc: TaskListDocument, changes: readonly StoryChan
   );
 }
 
-/** Writes the change atomically, only when the text changed; returns whether it wrote. */
+/**
+ * Writes the change atomically, only when the text changed; returns whether it wrote. The new
+ * text is `doc`'s text with the changes spliced in: read the file again first when someone (the
+ * agent, a person) may have written it since `doc` was read, or their change is undone.
+ */
 export async function writeTaskListFile(
   doc: TaskListDocument,
   changes: readonly StoryChange[],
