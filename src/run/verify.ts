@@ -1,5 +1,5 @@
-import { readFile, rm, stat } from 'node:fs/promises';
-import { relative, resolve } from 'node:path';
+import { mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { dirname, relative, resolve } from 'node:path';
 import type { AgentRunResult } from '../agents/types.js';
 import { findTaskListFile } from '../state/paths.js';
 import { writeFileAtomic } from '../state/atomic-write.js';
@@ -71,6 +71,7 @@ export async function verifyFeature(options: VerifyOptions): Promise<VerifyResul
   });
   // A report left by an earlier verify must not pass for this one's.
   await rm(reportFile, { force: true });
+  await mkdir(dirname(reportFile), { recursive: true });
   const prompt = await verifyPrompt(session, reportFile, scan);
   const logFile = session.paths.verifyLog;
   const agent = await runSessionAgent(session, prompt, logFile);
