@@ -129,7 +129,7 @@ describe('ralph verify and ralph debug with the real Claude Code CLI', () => {
     expect(await readFile(join(repo, LOOP, 'VERIFICATION.md'), 'utf8')).toContain(
       '**Status: VERIFIED**',
     );
-    expect(fake.requests.at(-1)?.body).toMatchObject({ model: expect.stringContaining('haiku') });
+    expect(fake.requests.at(-1)?.conversation?.model).toContain('haiku');
   }, 90_000);
 
   it('debug: a reproduced failure is a checkpoint (exit 10); --continue finds the root cause from the state file (exit 0)', async () => {
