@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { createProcessGroups, type ProcessGroups } from '../agents/process-groups.js';
 import { createAgent } from '../agents/registry.js';
@@ -8,6 +9,7 @@ import { configLayerOf, settingAt } from '../state/config-facts.js';
 import type { Config } from '../state/config-schema.js';
 import { loadConfig, readConfigFile } from '../state/config.js';
 import { findGitRepo } from '../state/git.js';
+import { acquireLock } from '../state/lock.js';
 import { loopPaths, resolveLoopDir, type LoopPaths } from '../state/paths.js';
 import { RalphError } from '../util/errors.js';
 import { startRunGuard } from './guard.js';
@@ -107,6 +109,11 @@ export async function prepareSession(given: CheckedSessionOptions): Promise<Sess
     cwd,
     protectedBranches: config.protectedBranches,
   });
+  if ((await stat(resolved.dir).catch(() => undefined))?.isDirectory() !== true) {
+    throw new RalphError('LOOP_DIR_NOT_FOUND', `no loop directory at ${resolved.dir}`, {
+      hint: 'create it with `ralph init`, or pass the DIR that holds your spec and task list',
+    });
+  }
   const repoRoot = resolved.repoRoot ?? repo?.root;
   if (repoRoot === undefined) {
     throw new RalphError('NOT_A_GIT_REPO', `${resolved.dir} is not inside a git repository`, {
@@ -133,6 +140,27 @@ export async function prepareSession(given: CheckedSessionOptions): Promise<Sess
     agent,
     homeDir,
   };
+}
+
+/**
+ * Holds the loop directory's lock while `work` runs: a debug session changes code and a verify
+ * reads it, neither while `ralph run` (or another session) works in the same loop.
+ */
+export async function withSessionLock<T>(
+  session: Session,
+  command: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  const lock = await acquireLock(session.paths.dir, {
+    pid: process.pid,
+    command: `${command} ${session.paths.dir}`,
+    now: new Date(),
+  });
+  try {
+    return await work();
+  } finally {
+    await lock.release();
+  }
 }
 
 /**

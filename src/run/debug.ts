@@ -9,6 +9,7 @@ import {
   checkSessionOptions,
   prepareSession,
   runSessionAgent,
+  withSessionLock,
   type Session,
   type SessionOptions,
 } from './agent-session.js';
@@ -80,32 +81,47 @@ export async function debugProblem(options: DebugOptions): Promise<DebugResult> 
     });
   }
   const session = await prepareSession(checkSessionOptions('debugProblem', rest));
+  return withSessionLock(session, 'ralph debug', () =>
+    debugLocked(session, { problem, carryOn: carryOn === true, reset: reset === true, now }),
+  );
+}
+
+async function debugLocked(
+  session: Session,
+  request: {
+    problem: string | undefined;
+    carryOn: boolean;
+    reset: boolean;
+    now: (() => Date) | undefined;
+  },
+): Promise<DebugResult> {
+  const { problem, carryOn, reset, now } = request;
   const stateFile = session.paths.debugState;
   const existing = await readFile(stateFile, 'utf8').catch(() => undefined);
-  if (carryOn === true && existing === undefined) {
+  if (carryOn && existing === undefined) {
     throw new RalphError('USAGE', `debug: no session to continue: ${stateFile} does not exist`, {
       hint: 'start one with ralph debug "PROBLEM"',
     });
   }
-  if (carryOn !== true && reset !== true && existing !== undefined) {
+  if (!carryOn && !reset && existing !== undefined) {
     throw new RalphError('USAGE', `debug: a session is already recorded in ${stateFile}`, {
       hint: 'go on with --continue, or discard it with --reset "PROBLEM"',
     });
   }
   const base =
-    carryOn === true && existing !== undefined
+    carryOn && existing !== undefined
       ? existing
       : (await readFile(STATE_TEMPLATE, 'utf8')).replace('{{problem}}', () => problem ?? '');
   const number = sessionCount(base) + 1;
   const started = (now ?? (() => new Date()))().toISOString();
-  const note = carryOn === true && problem !== undefined ? `; new information: ${problem}` : '';
+  const note = carryOn && problem !== undefined ? `; new information: ${problem}` : '';
   const sessionLine = `- session ${number}, started ${started}, model ${session.model ?? "the agent's default"}${note}`;
   const prepared = replaceLastBlock(withSessionLine(base, sessionLine), DEBUG_TAG, {
     state: DEBUG_PENDING,
   });
   await writeFileAtomic(stateFile, prepared);
   const logFile = session.paths.debugLog(number);
-  const prompt = await debugPrompt(session, number, carryOn === true ? problem : undefined);
+  const prompt = await debugPrompt(session, number, carryOn ? problem : undefined);
   const agent = await runSessionAgent(session, prompt, logFile);
   const after = (await readFile(stateFile, 'utf8').catch(() => undefined)) ?? prepared;
   const outcome = judge(after, agentFailure(agent));

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AgentRunRequest } from '../agents/types.js';
 import { featureRepo, scriptedAgent, type FeatureRepo } from '../../test/agent-session-kit.js';
+import { acquireLock } from '../state/lock.js';
 import { verifyFeature } from './verify.js';
 
 /** Where the prompt tells the agent to write its report. */
@@ -170,6 +171,36 @@ describe('verifyFeature', () => {
       status: 'BLOCKED',
       reasons: ['no verdict: the agent timed out'],
     });
+  });
+
+  it('refuses a loop that is running or missing, before any agent runs', async () => {
+    const feature = await cleanFeature();
+    const agent = scriptedAgent(reportWith({ status: 'VERIFIED', summary: 'x' }));
+    const lock = await acquireLock(feature.dir, {
+      pid: process.pid,
+      command: 'ralph run',
+      now: new Date(),
+    });
+    try {
+      await expect(
+        verifyFeature({ cwd: feature.repo, env: feature.env, agent: { adapter: agent } }),
+      ).rejects.toMatchObject({ code: 'LOCKED' });
+    } finally {
+      await lock.release();
+    }
+    await expect(
+      verifyFeature({
+        cwd: feature.repo,
+        env: feature.env,
+        dir: 'nowhere',
+        agent: { adapter: agent },
+      }),
+    ).rejects.toMatchObject({ code: 'LOOP_DIR_NOT_FOUND' });
+    expect(agent.requests).toHaveLength(0);
+    expect(
+      (await verifyFeature({ cwd: feature.repo, env: feature.env, agent: { adapter: agent } }))
+        .status,
+    ).toBe('VERIFIED');
   });
 
   it('refuses an unknown option by name', async () => {

@@ -8,6 +8,7 @@ import {
   checkSessionOptions,
   prepareSession,
   runSessionAgent,
+  withSessionLock,
   type Session,
   type SessionOptions,
 } from './agent-session.js';
@@ -59,6 +60,10 @@ const EXIT_CODES: Readonly<Record<VerifyStatus, 0 | 1 | 2>> = {
 export async function verifyFeature(options: VerifyOptions): Promise<VerifyResult> {
   const { output, ...rest } = options;
   const session = await prepareSession(checkSessionOptions('verifyFeature', rest));
+  return withSessionLock(session, 'ralph verify', () => verifyLocked(session, output));
+}
+
+async function verifyLocked(session: Session, output: string | undefined): Promise<VerifyResult> {
   const cwd = session.given.cwd ?? process.cwd();
   const reportFile = output === undefined ? session.paths.verification : resolve(cwd, output);
   const scan = await scanChanges({
