@@ -125,9 +125,11 @@ async function debugLocked(
   const agent = await runSessionAgent(session, prompt, logFile);
   const after = (await readFile(stateFile, 'utf8').catch(() => undefined)) ?? prepared;
   const outcome = judge(after, agentFailure(agent));
+  // An interrupted session is no error of the investigation: --continue goes on from it.
+  const marked = `${sessionLine} → ${agent.canceled ? 'interrupted' : outcome.state}`;
   const ended = after.includes(sessionLine)
-    ? after.replace(sessionLine, () => `${sessionLine} → ${outcome.state}`)
-    : withSessionLine(after, `${sessionLine} → ${outcome.state}`);
+    ? after.replace(sessionLine, () => marked)
+    : withSessionLine(after, marked);
   await writeFileAtomic(stateFile, ended);
   return {
     ...outcome,

@@ -3,8 +3,17 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { finishedRun } from './agent-stream.js';
-import { createFakeLoop, LOOP, story, type FakeLoop } from './fake-loop.js';
+import { finishedRun, initLine } from './agent-stream.js';
+import {
+  createFakeLoop,
+  isRunning,
+  killAfterEach,
+  livingGroupMembers,
+  LOOP,
+  story,
+  waitFor,
+  type FakeLoop,
+} from './fake-loop.js';
 
 /**
  * `ralph verify` and `ralph debug` as a person runs them: the built binary, the fake `claude`
@@ -128,7 +137,43 @@ function investigates(status: string): string {
   ].join('\n');
 }
 
+// A failed test must not leave a ralph or a hanging agent running into the next one.
+const { started, groups } = killAfterEach();
+
 describe('ralph debug', () => {
+  it('Ctrl+C ends the session (exit 130, agent tree gone, lock released); --continue goes on from it', async () => {
+    const loop = await feature();
+    await loop.agent(1, {
+      sh: [
+        'sleep 20 &',
+        'echo "$PPID $!" > "$FAKE_CLAUDE_SCRIPT_DIR/hang.tmp" && mv "$FAKE_CLAUDE_SCRIPT_DIR/hang.tmp" "$FAKE_CLAUDE_SCRIPT_DIR/hang.pids"',
+        `printf '%s\\n' '${initLine('debug-hang')}'`,
+        'sleep 20',
+      ].join('\n'),
+    });
+    await loop.agent(2, {
+      sh: investigates('{"state":"DEBUG_COMPLETE","summary":"fixed"}'),
+      jsonl: finishedRun('debug-5', 'Fixed.'),
+    });
+    const running = loop.start(['debug', 'the widget hangs']);
+    started.push(running);
+    const pids = join(loop.scripts, 'hang.pids');
+    await waitFor('the agent to hang', () => existsSync(pids));
+    const [agent, grandchild] = (await readFile(pids, 'utf8')).trim().split(' ').map(Number);
+    groups.push(agent!);
+    process.kill(running.pid, 'SIGINT');
+    const stopped = await running.exited;
+    expect(stopped.code, stopped.stdout + stopped.stderr).toBe(130);
+    expect(await livingGroupMembers(agent!)).toEqual([]);
+    expect(await isRunning(grandchild!)).toBe(false);
+    const state = await readFile(join(loop.repo, STATE), 'utf8');
+    expect(state).toMatch(/- session 1, started .* → interrupted/);
+    expect(existsSync(join(loop.dir, '.ralph.lock'))).toBe(false);
+    const again = await loop.run(['debug', '--continue']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('Debug session 2: DEBUG_COMPLETE');
+  });
+
   it('CHECKPOINT_REACHED exits 10; --continue runs session 2 on the same state, ROOT_CAUSE_FOUND exits 0', async () => {
     const loop = await feature();
     await loop.agent(1, {
