@@ -72,11 +72,14 @@ describe('ralph verify', () => {
         ),
         jsonl: finishedRun('verify-1', 'Report written.'),
       });
-      const result = await loop.run(['verify', '--profile', 'quality']);
+      const result = await loop.run(['verify', '--profile', 'quality', '-v']);
       expect(result.stderr).toBe('');
       expect(result.code).toBe(code);
       expect(result.stdout).toContain(`Verification: ${status} — said ${status}`);
       expect(result.stdout).toContain('    - look at it');
+    // -v: the agent's tool calls and messages as they happen.
+    expect(result.stdout).toContain('  · Bash npm test');
+    expect(result.stdout).toContain('  “Report written.”');
       expect(result.stdout).toContain(`Report: ${REPORT}`);
       const report = await readFile(join(loop.repo, REPORT), 'utf8');
       expect(report).toContain('| a widget can be saved | achieved |');
