@@ -77,9 +77,9 @@ describe('ralph verify', () => {
       expect(result.code).toBe(code);
       expect(result.stdout).toContain(`Verification: ${status} — said ${status}`);
       expect(result.stdout).toContain('    - look at it');
-    // -v: the agent's tool calls and messages as they happen.
-    expect(result.stdout).toContain('  · Bash npm test');
-    expect(result.stdout).toContain('  “Report written.”');
+      // -v: the agent's tool calls and messages as they happen.
+      expect(result.stdout).toContain('  · Bash npm test');
+      expect(result.stdout).toContain('  “Report written.”');
       expect(result.stdout).toContain(`Report: ${REPORT}`);
       const report = await readFile(join(loop.repo, REPORT), 'utf8');
       expect(report).toContain('| a widget can be saved | achieved |');
