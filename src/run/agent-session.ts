@@ -75,6 +75,8 @@ export interface Session {
   /** The model the agent is asked for; undefined leaves the agent's default. */
   model: string | undefined;
   agent: AgentAdapter;
+  /** The session's agent process groups: the guard kills them at once if it fails. */
+  processGroups: ProcessGroups;
   homeDir: string;
 }
 
@@ -120,12 +122,13 @@ export async function prepareSession(given: CheckedSessionOptions): Promise<Sess
       hint: 'verify and debug compare the feature with its base branch: run them in the repository',
     });
   }
+  const processGroups = given.processGroups ?? createProcessGroups();
   const agent =
     given.agent?.adapter ??
     createAgent(config.agent, {
       command: config.agents.claude.command ?? 'claude',
       env: given.env,
-      processGroups: given.processGroups ?? createProcessGroups(),
+      processGroups,
     });
   // Like `ralph run`: a model given anywhere wins; a profile counts only when someone chose it.
   const model =
@@ -138,6 +141,7 @@ export async function prepareSession(given: CheckedSessionOptions): Promise<Sess
     branch: resolved.branch,
     model,
     agent,
+    processGroups,
     homeDir,
   };
 }
@@ -189,7 +193,7 @@ export async function runSessionAgent(
     homeDir: session.homeDir,
     loopDir: session.paths.dir,
     settings: { ...config.guard, ...loopConfig?.settings.guard },
-    processGroups: given.processGroups ?? createProcessGroups(),
+    processGroups: session.processGroups,
     onFailure: (error) => {
       guardFailure = error;
       controller.abort();

@@ -46,7 +46,7 @@ export function debugCommand(context: CliContext, setExitCode: SetExitCode) {
           (await isDirectory(resolve(context.cwd, first)));
         const [dir, problem] =
           second !== undefined || oneIsDir ? [first, second] : [undefined, first];
-        const result = await withSessionSignals((signal) =>
+        const result = await withSessionSignals((signal, processGroups) =>
           debugProblem({
             dir,
             problem,
@@ -58,6 +58,7 @@ export function debugCommand(context: CliContext, setExitCode: SetExitCode) {
             model: options.model,
             profile: options.profile,
             signal,
+            processGroups,
             ...(options.verbose === true ? { onEvent: verboseEvents(context) } : {}),
           }),
         );

@@ -27,7 +27,7 @@ export function verifyCommand(context: CliContext, setExitCode: SetExitCode) {
     .option('-v, --verbose', "show the agent's tool calls and messages as they happen")
     .action(async (dir, options) => {
       try {
-        const result = await withSessionSignals((signal) =>
+        const result = await withSessionSignals((signal, processGroups) =>
           verifyFeature({
             dir,
             cwd: context.cwd,
@@ -37,6 +37,7 @@ export function verifyCommand(context: CliContext, setExitCode: SetExitCode) {
             profile: options.profile,
             output: options.output,
             signal,
+            processGroups,
             ...(options.verbose === true ? { onEvent: verboseEvents(context) } : {}),
           }),
         );
