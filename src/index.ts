@@ -42,3 +42,13 @@ export { createProcessGroups, type ProcessGroups } from './agents/process-groups
 export type { AgentAdapter, AgentEvent, AgentRunRequest, AgentRunResult } from './agents/types.js';
 export { systemClock, type Clock } from './safety/clock.js';
 export { RalphError, type ErrorCode } from './util/errors.js';
+export { verifyFeature, type VerifyOptions, type VerifyResult } from './run/verify.js';
+export {
+  debugProblem,
+  type DebugOptions,
+  type DebugResult,
+  type DebugOutcome,
+} from './run/debug.js';
+export type { StubFinding, StubKind } from './run/stub-scan.js';
+export type { ChangeScan } from './run/changed-files.js';
+export type { VerifyStatus, VerifyVerdict, DebugState, DebugStatus } from './run/verdict.js';

@@ -29,6 +29,8 @@ const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
   logs: async () => (await import('./commands/logs.js')).logsCommand,
   monitor: async () => (await import('./commands/monitor.js')).monitorCommand,
   guard: async () => (await import('./commands/guard-command.js')).guardCommand,
+  verify: async () => (await import('./commands/verify.js')).verifyCommand,
+  debug: async () => (await import('./commands/debug.js')).debugCommand,
 };
 
 /**

@@ -28,7 +28,7 @@ describe('startRunGuard', () => {
   it('installs an HTTP hook and passes the token through the environment, not argv', async () => {
     const guard = await startRunGuard(input());
     expect(guard).toBeDefined();
-    const options = guard?.apply({ settings: undefined, env: { A: '1' } } as never) as unknown as {
+    const options = guard?.apply({ settings: undefined, env: { A: '1' } }) as unknown as {
       settings: {
         hooks: {
           PreToolUse: {

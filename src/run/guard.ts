@@ -33,8 +33,8 @@ import { loopPaths } from '../state/paths.js';
  */
 
 export interface RunGuard {
-  /** The loop options with the hook in `settings` and the token in the agent's env. */
-  apply(options: LoopOptions): LoopOptions;
+  /** The options (a loop's, or one agent session's) with the hook in `settings` and the token in the agent's env. */
+  apply<T extends Pick<LoopOptions, 'settings' | 'env'>>(options: T): T;
   /** Set when the guard service failed and the agent was stopped. */
   failure(): Error | undefined;
   denials(): number;

@@ -52,6 +52,14 @@ export interface LoopPaths {
   lock: string;
   /** Keeps ralph's run state (status, events, logs, lock) out of the user's commits. */
   gitignore: string;
+  /** `ralph verify`'s report (the agent's goal-backward check and ralph's own stub scan). */
+  verification: string;
+  /** `ralph debug`'s state across sessions: symptoms, hypotheses, evidence, checkpoints. */
+  debugState: string;
+  /** The agent's raw output of the last `ralph verify`. */
+  verifyLog: string;
+  /** The agent's raw output of one `ralph debug` session (counted from 1). */
+  debugLog(session: number): string;
 }
 
 export function loopPaths(dir: string): LoopPaths {
@@ -86,6 +94,13 @@ export function loopPaths(dir: string): LoopPaths {
     archiveDir: join(root, 'archive'),
     lock: join(root, '.ralph.lock'),
     gitignore: join(root, '.gitignore'),
+    verification: join(root, 'VERIFICATION.md'),
+    debugState: join(root, 'debug-state.md'),
+    verifyLog: join(logsDir, 'verify.jsonl'),
+    debugLog(session) {
+      assertCounter('session', session);
+      return join(logsDir, `debug-session-${session}.jsonl`);
+    },
   };
 }
 

@@ -223,6 +223,8 @@ describe('command line', () => {
     'logs',
     'monitor',
     'guard',
+    'verify',
+    'debug',
   ];
 
   it('--help lists every command, and each command has its own help', async () => {
@@ -248,6 +250,8 @@ describe('command line', () => {
       'stop',
       'logs',
       'monitor',
+      'verify',
+      'debug',
     ])
       expect(helps.get(command), command).toContain('[dir]');
   });
