@@ -25,7 +25,8 @@ import { delimiter, join, relative } from 'node:path';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const SELF = new URL(import.meta.url).pathname;
-const TRANSCRIPT = join(ROOT, '../shared/corpus/transcripts/hybrid33-iteration-12.jsonl');
+const CORPUS = process.env.RALPH_CORPUS_DIR ?? join(ROOT, '../shared/corpus');
+const TRANSCRIPT = join(CORPUS, 'transcripts/hybrid33-iteration-12.jsonl');
 
 /** The transcript's JSON lines, split into the body (repeated) and its result line (printed last). */
 function transcriptLines() {
