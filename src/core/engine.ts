@@ -39,6 +39,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     for (const reporter of deps.reporters) await reporter.onEvent(event);
   };
   const at = (): string => deps.clock.now().toISOString();
+  let zone = deps.timeZone;
   const safety = await openSafetySession(options.loopDir, settings, deps.clock.now());
   const ctx: LoopContext = {
     options,
@@ -51,7 +52,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
       costUsd: options.resume?.costUsd ?? 0,
       tokens: { ...(options.resume?.tokens ?? ZERO_TOKENS) },
     },
-    timeZone: deps.timeZone ?? localTimeZone(),
+    timeZone: () => (zone ??= localTimeZone()),
     random: deps.random ?? Math.random,
   };
   // The loop directory's iteration count so far; `iteration` below may step back one to redo
