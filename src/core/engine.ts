@@ -149,7 +149,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     // The person may edit the task list between iterations (add a story, fix a criterion):
     // each iteration starts from the file as it is now, never from ralph's copy.
     try {
-      document = await readTaskListFile(options.taskListFile);
+      document = await readTaskListFile(options.taskListFile, document);
     } catch (error) {
       if (!(error instanceof RalphError)) throw error;
       return finish(stateError(error));
