@@ -24,6 +24,12 @@ if (argv[0] === 'stop-hook' && !argv.includes('--help') && !argv.includes('-h'))
     cwd: process.cwd(),
   });
 } else {
+  // zod compiles a fast path (new Function) for each object schema on its first parse; a command
+  // parses each schema a handful of times, so compiling costs more than it saves (~25 ms of a
+  // one-story run). The CLI owns its process, so it may set zod's global option; the library
+  // does not. Here, not above: the hooks dispatched above need no zod at start.
+  const { config: configureZod } = await import('zod');
+  configureZod({ jitless: true });
   const { closeQuietlyOnBrokenOutput } = await import('./broken-output.js');
   closeQuietlyOnBrokenOutput();
   const { main } = await import('./main.js');

@@ -1,6 +1,3 @@
-import { createAgent } from '../agents/registry.js';
-import type { AgentProbe } from '../agents/types.js';
-import { defaultOf } from '../state/config-facts.js';
 import type { Config, ConfigFile } from '../state/config-schema.js';
 import { loadConfig, type ConfigSource } from '../state/config.js';
 import { findGitRepo } from '../state/git.js';
@@ -34,12 +31,4 @@ export async function loadCommandSettings(
 
 export async function loadCommandConfig(context: CliContext): Promise<Config> {
   return (await loadCommandSettings(context)).config;
-}
-
-/** The agent ralph would run, as configured: RALPH_CLAUDE_BIN / agents.claude.command / `claude` on PATH. */
-export function agentProbeFor(config: Config, context: CliContext): AgentProbe {
-  return createAgent(config.agent, {
-    command: config.agents.claude.command ?? defaultOf('agents.claude.command'),
-    env: context.env,
-  });
 }

@@ -113,7 +113,10 @@ export async function runAttempts(
     ctx.safety.callFinished(result?.usage, clock.now());
     const classification = classifyRun(report.agent, {
       now: clock.now(),
-      timeZone: ctx.timeZone,
+      // A getter: only a limit message with a reset time that names no zone reads it.
+      get timeZone() {
+        return ctx.timeZone();
+      },
     });
     const next = nextAfterAttempt(ctx, plan, attempt, report, classification, retries);
     const final = next.kind === 'final';

@@ -39,6 +39,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     for (const reporter of deps.reporters) await reporter.onEvent(event);
   };
   const at = (): string => deps.clock.now().toISOString();
+  let zone = deps.timeZone;
   const safety = await openSafetySession(options.loopDir, settings, deps.clock.now());
   const ctx: LoopContext = {
     options,
@@ -51,7 +52,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
       costUsd: options.resume?.costUsd ?? 0,
       tokens: { ...(options.resume?.tokens ?? ZERO_TOKENS) },
     },
-    timeZone: deps.timeZone ?? localTimeZone(),
+    timeZone: () => (zone ??= localTimeZone()),
     random: deps.random ?? Math.random,
   };
   // The loop directory's iteration count so far; `iteration` below may step back one to redo
@@ -148,7 +149,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     // The person may edit the task list between iterations (add a story, fix a criterion):
     // each iteration starts from the file as it is now, never from ralph's copy.
     try {
-      document = await readTaskListFile(options.taskListFile);
+      document = await readTaskListFile(options.taskListFile, document);
     } catch (error) {
       if (!(error instanceof RalphError)) throw error;
       return finish(stateError(error));

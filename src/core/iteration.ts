@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import type { AgentAdapter, AgentRunResult, PermissionMode } from '../agents/types.js';
 import { parseTaskList, type TaskListDocument } from '../plan/read.js';
 import type { Story } from '../plan/types.js';
@@ -165,7 +165,13 @@ export function agentFailure(agent: AgentRunResult): string | undefined {
 async function settleTaskList(
   before: TaskListDocument,
 ): Promise<{ after: TaskListDocument; restored: IterationReport['restored'] }> {
-  const afterText = await readFile(before.file, 'utf8').catch(() => '');
+  // Synchronous: a task list is small, and the trips through libuv's thread pool cost more.
+  let afterText: string;
+  try {
+    afterText = readFileSync(before.file, 'utf8');
+  } catch {
+    afterText = '';
+  }
   const check = checkTaskListChange(before, afterText);
   if (check.ok) return { after: check.after, restored: undefined };
   await writeFileAtomic(before.file, check.restoredText);

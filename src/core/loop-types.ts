@@ -104,7 +104,11 @@ export interface LoopContext {
   at(): string;
   /** The run's totals so far (a resumed run starts from the paused one's). */
   run: { costUsd: number; tokens: TokenUsage };
-  timeZone: string;
+  /**
+   * The zone for reset times that name none, looked up on first use: Intl's first zone lookup
+   * costs 10-17 ms, and only a usage-limit message needs it.
+   */
+  timeZone(): string;
   random: () => number;
 }
 

@@ -46,9 +46,17 @@ function check(
 
 export async function runPreflight(options: PreflightOptions): Promise<PreflightReport> {
   const checks: PreflightCheck[] = [];
-  const { branch, loopDir } = await checkBranch(options, checks);
-  const taskList = loopDir === undefined ? undefined : await checkLoopDir(loopDir, options, checks);
-  await checkAgent(options, checks);
+  // The agent's probe (`claude --version`) is a process of its own: it runs while the files are
+  // checked, and its checks still come last.
+  const agentChecks: PreflightCheck[] = [];
+  const [files, probed] = await Promise.allSettled([
+    checkFiles(options, checks),
+    checkAgent(options, agentChecks),
+  ]);
+  if (files.status === 'rejected') throw files.reason;
+  if (probed.status === 'rejected') throw probed.reason;
+  const { branch, loopDir, taskList } = files.value;
+  checks.push(...agentChecks);
   const shownDir = loopDir ?? options.dir ?? '';
   return {
     ok: checks.every((each) => each.status !== 'fail'),
@@ -57,6 +65,19 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     checks,
     taskList,
   };
+}
+
+async function checkFiles(
+  options: PreflightOptions,
+  checks: PreflightCheck[],
+): Promise<{
+  branch: string | undefined;
+  loopDir: string | undefined;
+  taskList: TaskListDocument | undefined;
+}> {
+  const { branch, loopDir } = await checkBranch(options, checks);
+  const taskList = loopDir === undefined ? undefined : await checkLoopDir(loopDir, options, checks);
+  return { branch, loopDir, taskList };
 }
 
 async function checkBranch(

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { appendAudit, summariseInput, type AuditEntry } from './audit.js';
-import { judgeToolCall, type Verdict } from './decide.js';
+import type { judgeToolCall, Verdict } from './decide.js';
 import { failClosed, preToolUseOutput, parsePreToolUseInput } from './hook-io.js';
 import type { GuardPolicy } from './policy.js';
 import { loadShellParser } from './shell/parse.js';
@@ -65,6 +65,13 @@ export async function startGuardService(options: GuardServiceOptions): Promise<G
     for (const listener of failureListeners) listener(error);
   };
 
+  // The rules (decide.js and the shell analysis behind it) load on the first tool call, not
+  // before the run's first agent starts: a run whose agent calls no tool never pays for them.
+  // Should the load fail, the request fails closed like any other internal error.
+  let judge: Promise<typeof judgeToolCall> | undefined;
+  const loadJudge = (): Promise<typeof judgeToolCall> =>
+    (judge ??= import('./decide.js').then((module) => module.judgeToolCall));
+
   const server = createServer((request, response) => {
     const started = performance.now();
     void handle(request, response, started);
@@ -84,7 +91,7 @@ export async function startGuardService(options: GuardServiceOptions): Promise<G
       }
       const parsed = parsePreToolUseInput(body);
       if (!parsed.ok) verdict = failClosed(parsed.problem);
-      else verdict = judgeToolCall(parsed.input, options.policy);
+      else verdict = (await loadJudge())(parsed.input, options.policy);
       const ms = Math.round((performance.now() - started) * 1000) / 1000;
       latencies.push(ms);
       const audit: AuditEntry = {

@@ -287,6 +287,26 @@ describe('readTaskListFile', () => {
     expect((await readTaskListFile(file)).taskList.stories).toHaveLength(1);
   });
 
+  it('returns a document read earlier as it is while the file holds the same text', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ralph-read-'));
+    const file = join(dir, 'prd.json');
+    const stories = [{ id: 'US-001', title: 'one', passes: false }];
+    await writeFile(file, `${JSON.stringify({ userStories: stories }, null, 2)}\n`);
+    const first = await readTaskListFile(file);
+    expect(await readTaskListFile(file, first)).toBe(first);
+    await writeFile(
+      file,
+      `${JSON.stringify({ userStories: [{ ...stories[0], passes: true }] })}\n`,
+    );
+    const edited = await readTaskListFile(file, first);
+    expect(edited).not.toBe(first);
+    expect(edited.taskList.stories[0]?.passes).toBe(true);
+    // Another file with the same text is another document.
+    const other = join(dir, 'feature_list.json');
+    await writeFile(other, first.text);
+    expect((await readTaskListFile(other, first)).file).toBe(other);
+  });
+
   it('reports other read failures as IO', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'ralph-read-'));
     await expect(readTaskListFile(dir)).rejects.toMatchObject({ code: 'IO' });

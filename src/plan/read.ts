@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { RalphError } from '../util/errors.js';
 import { dependencyProblems } from './dependencies.js';
@@ -26,10 +26,27 @@ export interface TaskListDocument {
   storiesPath: JsonPath;
 }
 
-export async function readTaskListFile(path: string): Promise<TaskListDocument> {
+/**
+ * Reads and checks a task list. `unchanged`, a document read from the same file earlier, is
+ * returned as it is when the file still holds its text: the loop reads the file before every
+ * iteration (the person may have edited it), and a new parse and check of the same text cost
+ * more than the read. The read is synchronous: a task list is small, and a trip through libuv's
+ * thread pool for each of open, stat, read and close cost more than the reads themselves.
+ */
+export function readTaskListFile(
+  path: string,
+  unchanged?: TaskListDocument,
+): Promise<TaskListDocument> {
+  // A throw in the executor rejects the promise: callers see failures as before.
+  return new Promise((resolve) => {
+    resolve(readTaskList(path, unchanged));
+  });
+}
+
+function readTaskList(path: string, unchanged: TaskListDocument | undefined): TaskListDocument {
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    bytes = readFileSync(path);
   } catch (error) {
     if (isErrnoCode(error, 'ENOENT')) {
       throw new RalphError('TASK_LIST_NOT_FOUND', `no task list at ${path}`, {
@@ -44,6 +61,7 @@ export async function readTaskListFile(path: string): Promise<TaskListDocument> 
     });
   }
   const text = bytes.toString('utf8');
+  if (unchanged?.file === path && unchanged.text === text) return unchanged;
   // Invalid bytes decode to U+FFFD; writing that text back would change bytes ralph never meant
   // to touch, so such a file is refused rather than silently repaired.
   if (text.includes('\uFFFD') && !Buffer.from(text, 'utf8').equals(bytes)) {

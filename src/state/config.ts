@@ -1,9 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { LineCounter, isMap, isScalar, parseDocument } from 'yaml';
-import type { Document, Node as YamlNode } from 'yaml';
-import type * as z from 'zod';
 import { RalphError } from '../util/errors.js';
-import type { SourceLocation } from '../util/errors.js';
+import { configError, getIn, isPlainObject, type Settings } from './config-problems.js';
 import {
   CONFIG_ENV_ALIASES,
   CONFIG_KEYS,
@@ -40,9 +37,6 @@ export interface LoadedConfig {
   files: { user?: string; project?: string };
   warnings: string[];
 }
-
-type Settings = Record<string, unknown>;
-type Issue = z.core.$ZodIssue;
 
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
   const warnings: string[] = [];
@@ -91,46 +85,9 @@ export async function readConfigFile(
       cause: error,
     });
   }
+  // The YAML parser loads only now: most machines have no config file at all.
+  const { parseConfigYaml } = await import('./config-yaml.js');
   return parseConfigYaml(text, file);
-}
-
-/** Parses config YAML text; `file` only names it in errors. An empty file means no settings. */
-export function parseConfigYaml(
-  text: string,
-  file: string,
-): { settings: ConfigFile; warnings: string[] } {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  const syntaxError = doc.errors[0];
-  if (syntaxError !== undefined) {
-    const { line, col } = lineCounter.linePos(syntaxError.pos[0]);
-    const source = text.split(/\r?\n/)[line - 1]?.trim() ?? '';
-    throw new RalphError('INVALID_YAML', `${file}:${line}:${col}: ${syntaxError.message}`, {
-      hint: `${source === '' ? '' : `Line ${line} reads: ${source}\n`}Check the indentation (spaces, not tabs), colons and quotes around there.`,
-      location: { file, line, column: col },
-      cause: syntaxError,
-    });
-  }
-  const warnings = doc.warnings.map((warning) => `${file}: ${warning.message}`);
-  // `key:` with no value is null in YAML; templates leave keys like that (or with every child
-  // commented out), so an empty value means "not set", like a missing key.
-  const data = withoutNulls(doc.toJS());
-  if (data === undefined) return { settings: {}, warnings };
-  if (!isPlainObject(data)) {
-    throw new RalphError('INVALID_CONFIG', `${file}: expected a mapping of settings (key: value)`, {
-      hint: 'For example:\nmaxIterations: 30\nprofile: quality',
-      location: { file, line: 1, column: 1 },
-    });
-  }
-  const parsed = configFileSchema.safeParse(data);
-  if (parsed.success) return { settings: parsed.data, warnings };
-  const problems = splitUnknownKeys(parsed.error.issues).map((issue) => {
-    const location = locateIssue(issue, doc, lineCounter, file);
-    const where = `${file}${location.line === undefined ? '' : `:${location.line}:${location.column ?? 1}`}`;
-    return { ...explainIssue(issue, getIn(data, issue.path)), where, location };
-  });
-  problems.sort((a, b) => (a.location.line ?? 0) - (b.location.line ?? 0));
-  throw configError(problems);
 }
 
 /** Reads the RALPH_* variables that name settings; other RALPH_* variables are left alone. */
@@ -207,55 +164,6 @@ function coerce(key: ConfigKey, variable: string, raw: string): unknown {
   }
 }
 
-interface Problem {
-  problem: string;
-  hint: string;
-  /** `file:line:column`, `environment variable X` or `option --x`. */
-  where: string;
-  location?: SourceLocation;
-}
-
-function configError(problems: Problem[]): RalphError {
-  const [first, ...rest] = problems;
-  if (first === undefined) return new RalphError('INVALID_CONFIG', 'invalid configuration');
-  const more = rest.map((p) => `\n  ${p.where}: ${p.problem}`).join('');
-  return new RalphError('INVALID_CONFIG', `${first.where}: ${first.problem}${more}`, {
-    hint: first.hint,
-    ...(first.location === undefined ? {} : { location: first.location }),
-  });
-}
-
-function locateIssue(
-  issue: Issue,
-  doc: Document,
-  lineCounter: LineCounter,
-  file: string,
-): SourceLocation {
-  let node = nearestNode(doc, issue.path);
-  let field = keyPathOf(issue.path);
-  if (issue.code === 'unrecognized_keys') {
-    const unknown = issue.keys[0] ?? '';
-    field = [field, unknown].filter(Boolean).join('.');
-    const pair = isMap(node)
-      ? node.items.find((item) => isScalar(item.key) && item.key.value === unknown)
-      : undefined;
-    if (isScalar(pair?.key)) node = pair.key;
-  }
-  const offset = node?.range?.[0];
-  if (offset === undefined) return { file, field };
-  const { line, col } = lineCounter.linePos(offset);
-  return { file, line, column: col, field };
-}
-
-/** The node at `path`, or its deepest ancestor present in the document. */
-function nearestNode(doc: Document, path: readonly PropertyKey[]): YamlNode | undefined {
-  for (let length = path.length; length > 0; length--) {
-    const node: unknown = doc.getIn(path.slice(0, length), true);
-    if (typeof node === 'object' && node !== null) return node as YamlNode;
-  }
-  return doc.contents ?? undefined;
-}
-
 function deepMerge(base: Settings, over: Settings): Settings {
   const result: Settings = { ...base };
   for (const [key, value] of Object.entries(over)) {
@@ -265,15 +173,6 @@ function deepMerge(base: Settings, over: Settings): Settings {
       isPlainObject(current) && isPlainObject(value) ? deepMerge(current, value) : value;
   }
   return result;
-}
-
-function getIn(data: unknown, path: readonly PropertyKey[]): unknown {
-  let current = data;
-  for (const part of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<PropertyKey, unknown>)[part];
-  }
-  return current;
 }
 
 function setIn(target: Settings, segments: readonly string[], value: unknown): void {
@@ -287,17 +186,6 @@ function setIn(target: Settings, segments: readonly string[], value: unknown): v
   const next: Settings = isPlainObject(child) ? child : {};
   target[head] = next;
   setIn(next, rest, value);
-}
-
-function withoutNulls(value: unknown): unknown {
-  if (value === null) return undefined;
-  if (!isPlainObject(value)) return value;
-  const entries = Object.entries(value).map(([key, child]) => [key, withoutNulls(child)] as const);
-  return Object.fromEntries(entries.filter(([, child]) => child !== undefined));
-}
-
-function isPlainObject(value: unknown): value is Settings {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function toKebab(camel: string): string {

@@ -1,10 +1,14 @@
 import { Command } from '@commander-js/extra-typings';
 import { relative } from 'node:path';
+import { createAgent } from '../../agents/registry.js';
+import type { AgentProbe } from '../../agents/types.js';
 import { runPreflight, type PreflightReport } from '../../core/preflight.js';
+import type { Config } from '../../state/config-schema.js';
+import { defaultOf } from '../../state/config-facts.js';
 import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { ExitCode, reportError } from '../exit.js';
 import { markLine, useColor, writeJson } from '../output.js';
-import { agentProbeFor, loadCommandConfig } from '../settings.js';
+import { loadCommandConfig } from '../settings.js';
 
 export function validateCommand(context: CliContext, setExitCode: SetExitCode) {
   return new Command('validate')
@@ -81,4 +85,15 @@ function displayDir(cwd: string, dir: string): string {
   const shown = relative(cwd, dir);
   if (shown === '') return './';
   return shown.startsWith('..') ? dir : `${shown}/`;
+}
+
+/**
+ * The agent ralph would run, as configured: RALPH_CLAUDE_BIN / agents.claude.command / `claude` on PATH.
+ * Here, not in settings.ts, which every command loads: only validate probes the agent.
+ */
+function agentProbeFor(config: Config, context: CliContext): AgentProbe {
+  return createAgent(config.agent, {
+    command: config.agents.claude.command ?? defaultOf('agents.claude.command'),
+    env: context.env,
+  });
 }

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { LoopEvent } from '../../core/events.js';
-import { desktopCommand, notificationFor, notifyReporter } from './notify.js';
+import { desktopCommand, hasDesktopSession, notificationFor, notifyReporter } from './notify.js';
 
 const at = '2026-11-22T10:00:00.000Z';
 const finished = (extra: Partial<Extract<LoopEvent, { type: 'run_finished' }>>): LoopEvent => ({
@@ -192,5 +192,29 @@ describe('notifyReporter', () => {
       args: ['-e', 'display notification "a\\\\b" with title "ralph: \\"x\\""'],
     });
     expect(desktopCommand('win32', 't', 'b')).toBeUndefined();
+  });
+
+  it('skips the desktop notifier on Linux without a session to show it in, never on macOS', async () => {
+    const commands: string[] = [];
+    const reporter = notifyReporter({
+      feature: 'f',
+      loopDir: '/l',
+      desktop: true,
+      bell: false,
+      platform: 'linux',
+      env: { PATH: '/usr/bin', HOME: '/home/me' },
+      run: (command) => {
+        commands.push(command);
+        return Promise.resolve();
+      },
+    });
+    await reporter.onEvent(finished({}));
+    await reporter.close?.();
+    expect(commands).toEqual([]);
+    expect(hasDesktopSession('linux', { WAYLAND_DISPLAY: 'wayland-0' })).toBe(true);
+    expect(hasDesktopSession('linux', { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/b' })).toBe(true);
+    expect(hasDesktopSession('linux', { DISPLAY: '' })).toBe(false);
+    expect(hasDesktopSession('darwin', {})).toBe(true);
+    expect(hasDesktopSession('linux', undefined)).toBe(true);
   });
 });

@@ -83,6 +83,7 @@ export function notifyReporter(options: NotifyOptions): Reporter {
   const run = options.run ?? runQuietly(timeoutMs, options.env);
   const doFetch = options.fetch ?? fetch;
   const platform = options.platform ?? process.platform;
+  const desktop = options.desktop && hasDesktopSession(platform, options.env);
   const pending = new Set<Promise<void>>();
   const sent = new Set<string>();
   const warn = (message: string): void => {
@@ -97,7 +98,7 @@ export function notifyReporter(options: NotifyOptions): Reporter {
   const send = (note: Notification): void => {
     const title = `ralph: ${options.feature}: ${note.title}`;
     if (options.bell && options.terminal !== undefined) options.terminal.write('\u0007');
-    if (options.desktop) {
+    if (desktop) {
       const command = desktopCommand(platform, title, note.body);
       // Not installed (ENOENT) or no desktop session: skipped silently, as promised.
       if (command !== undefined) track(run(command.command, command.args));
@@ -158,6 +159,19 @@ export function desktopCommand(
     return { command: 'notify-send', args: ['--app-name=ralph', title, body] };
   }
   return undefined;
+}
+
+/**
+ * Whether a desktop notifier could reach anyone: on Linux and the BSDs notify-send needs a
+ * graphical session or a session bus, which a terminal inside one sees in its environment. Without
+ * any (ssh, CI, a container) the spawn would only fail, at a cost to every run's end. macOS needs
+ * none of these; without `env` (the process's own) there is nothing to judge, so it is tried.
+ */
+export function hasDesktopSession(platform: NodeJS.Platform, env: NotifyOptions['env']): boolean {
+  if (platform === 'darwin' || env === undefined) return true;
+  return ['DISPLAY', 'WAYLAND_DISPLAY', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR'].some(
+    (name) => (env[name] ?? '') !== '',
+  );
 }
 
 /** Runs the desktop notifier, whatever its outcome: a missing or failing one is no error. */

@@ -1,4 +1,4 @@
-import { appendFile } from 'node:fs/promises';
+import { appendFileSync } from 'node:fs';
 import type { LoopEvent, Reporter } from '../../core/events.js';
 
 /**
@@ -10,7 +10,13 @@ import type { LoopEvent, Reporter } from '../../core/events.js';
  * only between iterations.
  */
 export function progressHistoryReporter(progressFile: string): Reporter {
-  const append = (text: string): Promise<void> => appendFile(progressFile, text, { flag: 'a' });
+  // Synchronous: one short line between iterations, where open, write and close each sent
+  // through libuv's thread pool cost more than the append (issue 10: cost per iteration).
+  const append = (text: string): Promise<void> =>
+    new Promise((resolve) => {
+      appendFileSync(progressFile, text, { flag: 'a' });
+      resolve();
+    });
   return {
     async onEvent(event: LoopEvent) {
       switch (event.type) {

@@ -1,0 +1,82 @@
+import { LineCounter, isMap, isScalar, parseDocument } from 'yaml';
+import type { Document, Node as YamlNode } from 'yaml';
+import type * as z from 'zod';
+import { RalphError, type SourceLocation } from '../util/errors.js';
+import { configError, getIn, isPlainObject, withoutNulls } from './config-problems.js';
+import { configFileSchema, explainIssue, keyPathOf, splitUnknownKeys } from './config-schema.js';
+import type { ConfigFile } from './config-schema.js';
+
+// The YAML side of config.ts, in a module of its own: config.ts imports it only once a config
+// file exists, so the commands of a machine without one never load the YAML parser (~10 ms).
+
+type Issue = z.core.$ZodIssue;
+
+/** Parses config YAML text; `file` only names it in errors. An empty file means no settings. */
+export function parseConfigYaml(
+  text: string,
+  file: string,
+): { settings: ConfigFile; warnings: string[] } {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  const syntaxError = doc.errors[0];
+  if (syntaxError !== undefined) {
+    const { line, col } = lineCounter.linePos(syntaxError.pos[0]);
+    const source = text.split(/\r?\n/)[line - 1]?.trim() ?? '';
+    throw new RalphError('INVALID_YAML', `${file}:${line}:${col}: ${syntaxError.message}`, {
+      hint: `${source === '' ? '' : `Line ${line} reads: ${source}\n`}Check the indentation (spaces, not tabs), colons and quotes around there.`,
+      location: { file, line, column: col },
+      cause: syntaxError,
+    });
+  }
+  const warnings = doc.warnings.map((warning) => `${file}: ${warning.message}`);
+  // `key:` with no value is null in YAML; templates leave keys like that (or with every child
+  // commented out), so an empty value means "not set", like a missing key.
+  const data = withoutNulls(doc.toJS());
+  if (data === undefined) return { settings: {}, warnings };
+  if (!isPlainObject(data)) {
+    throw new RalphError('INVALID_CONFIG', `${file}: expected a mapping of settings (key: value)`, {
+      hint: 'For example:\nmaxIterations: 30\nprofile: quality',
+      location: { file, line: 1, column: 1 },
+    });
+  }
+  const parsed = configFileSchema.safeParse(data);
+  if (parsed.success) return { settings: parsed.data, warnings };
+  const problems = splitUnknownKeys(parsed.error.issues).map((issue) => {
+    const location = locateIssue(issue, doc, lineCounter, file);
+    const where = `${file}${location.line === undefined ? '' : `:${location.line}:${location.column ?? 1}`}`;
+    return { ...explainIssue(issue, getIn(data, issue.path)), where, location };
+  });
+  problems.sort((a, b) => (a.location.line ?? 0) - (b.location.line ?? 0));
+  throw configError(problems);
+}
+
+function locateIssue(
+  issue: Issue,
+  doc: Document,
+  lineCounter: LineCounter,
+  file: string,
+): SourceLocation {
+  let node = nearestNode(doc, issue.path);
+  let field = keyPathOf(issue.path);
+  if (issue.code === 'unrecognized_keys') {
+    const unknown = issue.keys[0] ?? '';
+    field = [field, unknown].filter(Boolean).join('.');
+    const pair = isMap(node)
+      ? node.items.find((item) => isScalar(item.key) && item.key.value === unknown)
+      : undefined;
+    if (isScalar(pair?.key)) node = pair.key;
+  }
+  const offset = node?.range?.[0];
+  if (offset === undefined) return { file, field };
+  const { line, col } = lineCounter.linePos(offset);
+  return { file, line, column: col, field };
+}
+
+/** The node at `path`, or its deepest ancestor present in the document. */
+function nearestNode(doc: Document, path: readonly PropertyKey[]): YamlNode | undefined {
+  for (let length = path.length; length > 0; length--) {
+    const node: unknown = doc.getIn(path.slice(0, length), true);
+    if (typeof node === 'object' && node !== null) return node as YamlNode;
+  }
+  return doc.contents ?? undefined;
+}
