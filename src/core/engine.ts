@@ -15,6 +15,7 @@ import { interrupted } from './loop-types.js';
 import { selectModel } from './model-select.js';
 import { buildPrompt } from './prompt.js';
 import { openSafetySession, type SafetySession } from './safety-session.js';
+import { finalQualityCheck } from './verify.js';
 import { callEndUserHooks, callUserHook, iterationVariables } from './user-hooks.js';
 
 export type {
@@ -155,7 +156,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     }
     const summary = summarise(document.taskList);
     if (summary.total > 0 && summary.passing === summary.total) {
-      return finish(await completed(safety, deps));
+      return finish((await finalQualityCheck(ctx, iteration)) ?? (await completed(safety, deps)));
     }
     if (iteration >= lastAllowed) {
       return finish({
@@ -221,7 +222,9 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     if (outcome.kind === 'stop') return finish(outcome.stop);
     const tripped = breakerStop(safety.breaker());
     if (tripped !== undefined) return finish(tripped);
-    if (outcome.report.outcome === 'complete') return finish(await completed(safety, deps));
+    if (outcome.report.outcome === 'complete') {
+      return finish((await finalQualityCheck(ctx, iteration)) ?? (await completed(safety, deps)));
+    }
     await deps.clock.sleep(options.pauseMs, deps.signal);
   }
 }

@@ -164,6 +164,8 @@ function toStory(item: TaskListItem, index: number): Story {
     category: item.category,
     mcpServers: item.mcpServers,
     specRef: item.spec_ref,
+    verify: item.verify === undefined ? [] : [item.verify].flat(),
+    allowTestChanges: item.allowTestChanges ?? false,
     amendment:
       amendment === undefined
         ? undefined

@@ -130,6 +130,12 @@ export async function planRun(input: RunOptions): Promise<RunPlan> {
       hasSpec: await exists(paths.spec),
       hasSpecsDir: await exists(paths.specsDir),
       safety: safetySettingsFrom(config, given.resetBreaker === true),
+      verification: {
+        qualityChecks: config.qualityChecks,
+        timeoutMs: config.verify.timeoutSeconds * 1000,
+        testIntegrity: config.verify.testIntegrity,
+        testFiles: config.verify.testFiles,
+      },
     },
     promptSource: source,
     warnings: shownWarnings,

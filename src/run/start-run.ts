@@ -3,6 +3,7 @@ import { RUN_ID_VARIABLE } from '../agents/orphans.js';
 import { runLoop, type LoopResult } from '../core/engine.js';
 import type { Reporter } from '../core/events.js';
 import { scriptHooks } from '../hooks/script-hooks.js';
+import { checkRunner } from './check-runner.js';
 import { eventsFileReporter } from '../monitor/reporters/events-file.js';
 import { notifyReporter } from '../monitor/reporters/notify.js';
 import { progressHistoryReporter } from '../monitor/reporters/progress-history.js';
@@ -104,6 +105,8 @@ async function runGuarded(plan: RunPlan, runId: string, warnings: string[]): Pro
       signal,
       askUsageLimit: given.askUsageLimit,
       hooks: userHooks(plan, env, log),
+      // The checks get ralph's environment, like the hooks: not the agent's guard token.
+      runCheck: checkRunner({ env, processGroups }),
     });
     // Archive a feature once, when this run finished it: not again on every later run.
     const finishedNow = result.iterations > (resume?.iteration ?? lastIteration);

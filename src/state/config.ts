@@ -6,6 +6,7 @@ import { RalphError } from '../util/errors.js';
 import type { SourceLocation } from '../util/errors.js';
 import {
   CONFIG_ENV_ALIASES,
+  CONFIG_FILE_ALIASES,
   CONFIG_KEYS,
   configFileSchema,
   configSchema,
@@ -122,7 +123,7 @@ export function parseConfigYaml(
       location: { file, line: 1, column: 1 },
     });
   }
-  const parsed = configFileSchema.safeParse(data);
+  const parsed = configFileSchema.safeParse(withAliasesFolded(data, file));
   if (parsed.success) return { settings: parsed.data, warnings };
   const problems = splitUnknownKeys(parsed.error.issues).map((issue) => {
     const location = locateIssue(issue, doc, lineCounter, file);
@@ -204,6 +205,12 @@ function coerce(key: ConfigKey, variable: string, raw: string): unknown {
       return Number(raw);
     case 'string':
       return raw;
+    case 'map':
+      try {
+        return JSON.parse(raw) as unknown;
+      } catch {
+        throw invalid();
+      }
   }
 }
 
@@ -287,6 +294,23 @@ function setIn(target: Settings, segments: readonly string[], value: unknown): v
   const next: Settings = isPlainObject(child) ? child : {};
   target[head] = next;
   setIn(next, rest, value);
+}
+
+/** `quality_checks:` is read as `qualityChecks:`; both in one file is a mistake to point out. */
+function withAliasesFolded(data: Settings, file: string): Settings {
+  const aliases = Object.keys(data).filter((key) => key in CONFIG_FILE_ALIASES);
+  for (const alias of aliases) {
+    const key = CONFIG_FILE_ALIASES[alias] ?? alias;
+    if (key in data) {
+      throw new RalphError('INVALID_CONFIG', `${file}: both ${alias} and ${key} are set`, {
+        hint: `${alias} is another spelling of ${key}: keep one of them.`,
+        location: { file, field: alias },
+      });
+    }
+  }
+  return Object.fromEntries(
+    Object.entries(data).map(([key, value]) => [CONFIG_FILE_ALIASES[key] ?? key, value]),
+  );
 }
 
 function withoutNulls(value: unknown): unknown {
