@@ -67,3 +67,45 @@ async function readText(file: string): Promise<string> {
     throw error;
   });
 }
+
+/** How one story was last verified: the checks of its latest verification, oldest first. */
+export interface StoryVerification {
+  storyId: string;
+  at: string;
+  iteration: number;
+  commit: string | undefined;
+  verdict: 'pass' | 'fail' | 'unchecked';
+  checks: EvidenceEntry[];
+}
+
+/**
+ * Per story, its latest verification: the lines of its last iteration with evidence. A story
+ * verified twice (rejected, then accepted) shows the later one; `ralph evidence` shows all.
+ */
+export function latestVerifications(entries: readonly EvidenceEntry[]): StoryVerification[] {
+  const byStory = new Map<string, EvidenceEntry[]>();
+  for (const entry of entries) {
+    const earlier = byStory.get(entry.storyId);
+    const sameRun = earlier?.[0]?.iteration === entry.iteration;
+    byStory.set(entry.storyId, earlier !== undefined && sameRun ? [...earlier, entry] : [entry]);
+  }
+  return [...byStory.values()].flatMap((checks) => {
+    const last = checks.at(-1);
+    if (last === undefined) return [];
+    const verdict = checks.some((check) => check.verdict === 'fail')
+      ? 'fail'
+      : checks.every((check) => check.verdict === 'unchecked')
+        ? 'unchecked'
+        : 'pass';
+    return [
+      {
+        storyId: last.storyId,
+        at: last.at,
+        iteration: last.iteration,
+        commit: last.commit,
+        verdict,
+        checks,
+      },
+    ];
+  });
+}

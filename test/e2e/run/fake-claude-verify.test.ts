@@ -85,6 +85,15 @@ describe('ralph run with a fake claude: ralph verifies what the agent claims', (
     const loop = await projectLoop('true');
     await expectRejected(loop, /`node --test test\/mul.test.js` failed \(exit 1\)/);
     expect(await loop.progress()).toMatch(/multiplies/);
+    const shown = await loop.run(['evidence', 'STORY-001']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/^STORY-001 — REJECTED — iteration 1, /m);
+    expect(shown.stdout).toMatch(/fail {2}verify {5}node --test test\/mul.test.js {2}\(exit 1, /);
+    expect(shown.stdout).toContain('│ ');
+    const status = await loop.run(['status']);
+    expect(status.stdout).toMatch(
+      /Verified: +STORY-001 rejected \(iteration 1, .*\): test integrity, node --test test\/mul.test.js/,
+    );
   });
 
   it('rejects an agent that fixes the story but breaks an existing test: the quality check fails', async () => {
@@ -131,5 +140,25 @@ describe('ralph run with a fake claude: ralph verifies what the agent claims', (
     ]);
     expect(evidence[1]).toMatchObject({ iteration: 1, exitCode: 0, commit: head.trim() });
     expect(String(evidence[2]?.outputTail)).toMatch(/pass 2/);
+
+    const json = await loop.run(['evidence', loop.dir, 'STORY-001', '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual(evidence.slice(0, 3));
+    const status = await loop.run(['status', '--json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      verification: [
+        {
+          id: 'STORY-001',
+          passes: true,
+          verdict: 'pass',
+          iteration: 1,
+          commit: head.trim(),
+          checks: ['test integrity', 'node --test test/mul.test.js', 'npm test'],
+        },
+      ],
+    });
+    const missing = await loop.run(['evidence', 'STORY-009']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no evidence for STORY-009');
   });
 });
