@@ -11,7 +11,7 @@ import { beforeAgentStart, budgetGate, waitDeps } from './gates.js';
 import { runIteration, type IterationReport, type IterationSetup } from './iteration.js';
 import { interrupted, type LoopContext, type Stop } from './loop-types.js';
 import { spendOf } from './safety-session.js';
-import { judgedReport, startCommit, verifyClaims } from './verify.js';
+import { iterationStart, judgedReport, verifyClaims } from './verify.js';
 import { waitUntil } from './waits.js';
 
 /**
@@ -67,8 +67,7 @@ export async function runAttempts(
       promptBytes: Buffer.byteLength(plan.prompt),
     });
     // Where the iteration's changes start, for test integrity: read before the agent can commit.
-    const commitAtStart =
-      ctx.options.verification === undefined ? undefined : await startCommit(ctx);
+    const start = await iterationStart(ctx);
     ctx.safety.callStarted(clock.now());
     // Agent output arrives while the process runs; reporters see it in order, without blocking it.
     let queued = Promise.resolve();
@@ -118,7 +117,7 @@ export async function runAttempts(
               before: plan.before,
               after: claimed.after ?? document,
               claimed: claimed.newlyPassing,
-              startCommit: commitAtStart,
+              start,
             }),
           )
         : claimed;

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TEST_FILE_GLOBS } from '../state/verify-config-schema.js';
-import { findTestTampering, globMatcher, type TestDiff } from './test-integrity.js';
+import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CheckRunner } from './loop-types.js';
+import {
+  findTestTampering,
+  globMatcher,
+  readStartPoint,
+  readTestDiff,
+  type TestDiff,
+} from './test-integrity.js';
 
 const GLOBS = DEFAULT_TEST_FILE_GLOBS;
 
@@ -84,5 +94,47 @@ describe('globMatcher', () => {
     expect(match('spec/a/b.rb')).toBe(true);
     expect(match('xy.py')).toBe(true);
     expect(match('xyz.py')).toBe(false);
+  });
+});
+
+describe('readStartPoint and readTestDiff', () => {
+  /** git as a table: the answer to each command line, undefined (git failed) when absent. */
+  function fakeGit(answers: Record<string, string>): CheckRunner & { asked: string[] } {
+    const asked: string[] = [];
+    return {
+      asked,
+      shell: () => Promise.reject(new Error('no shell here')),
+      git(args) {
+        asked.push(args.join(' '));
+        return Promise.resolve(answers[args.slice(0, 2).join(' ')]);
+      },
+    };
+  }
+
+  it('starts from the stash commit of a dirty tree and blames only files untracked since', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'ralph-integrity-'));
+    await mkdir(join(root, 'test'));
+    await writeFile(join(root, 'test/new.test.js'), "it.only('x', f);\n");
+    await writeFile(join(root, 'test/mine.test.js'), "it.only('mine', f);\n");
+    const before = fakeGit({
+      'rev-parse --verify': 'head1\n',
+      'stash create': 'stash1\n',
+      'ls-files --others': 'test/mine.test.js\0',
+    });
+    const start = await readStartPoint(before, root);
+    expect(start).toEqual({ commit: 'stash1', untracked: new Set(['test/mine.test.js']) });
+
+    const after = fakeGit({
+      'diff -M': '',
+      'ls-files --others': 'test/mine.test.js\0test/new.test.js\0',
+      'rev-parse --show-toplevel': `${root}\n`,
+    });
+    const diff = await readTestDiff(after, root, start!);
+    expect(after.asked).toContain('diff -M --name-status --no-color stash1 --');
+    expect(diff?.untracked.map((each) => each.file)).toEqual(['test/new.test.js']);
+  });
+
+  it('has no start point before the first commit', async () => {
+    expect(await readStartPoint(fakeGit({}), '/nowhere')).toBeUndefined();
   });
 });

@@ -36,30 +36,60 @@ const SKIP_MARKERS: readonly RegExp[] = [
 const ASSERTION =
   /\bexpect\s*\(|\bassert(?:_eq|_ne)?!\s*\(|\bassert(?:\.\w+)?\s*\(|\bassert\s+[^\s=(]|\bself\.assert\w+\s*\(|\bt\.(?:Error|Errorf|Fatal|Fatalf)\s*\(|\b(?:require|should)\.\w+\s*\(/g;
 
-/** Reads the iteration's changes from git; undefined when git cannot say (no repository). */
+/**
+ * Where the iteration's changes start: the work tree as it was (`git stash create` records it,
+ * uncommitted edits included, without touching the tree, index or refs; HEAD when it is clean)
+ * and the untracked files then, so a person's own pending work is never blamed on the agent.
+ */
+export interface StartPoint {
+  commit: string;
+  untracked: ReadonlySet<string>;
+}
+
+const UNTRACKED = ['ls-files', '--others', '--exclude-standard', '--full-name', '-z'];
+
+/** undefined outside a git repository or before its first commit: nothing to compare with. */
+export async function readStartPoint(
+  runner: CheckRunner,
+  cwd: string,
+): Promise<StartPoint | undefined> {
+  const head = (await runner.git(['rev-parse', '--verify', 'HEAD'], cwd))?.trim();
+  if (head === undefined || head === '') return undefined;
+  const stash = (await runner.git(['stash', 'create'], cwd))?.trim();
+  const untracked = await runner.git(UNTRACKED, cwd);
+  return {
+    commit: stash === undefined || stash === '' ? head : stash,
+    untracked: new Set(splitNul(untracked)),
+  };
+}
+
+/** Reads the iteration's changes from git; undefined when git cannot say. */
 export async function readTestDiff(
   runner: CheckRunner,
   cwd: string,
-  startCommit: string,
+  start: StartPoint,
 ): Promise<TestDiff | undefined> {
   const [nameStatus, patch, others, top] = await Promise.all([
-    runner.git(['diff', '-M', '--name-status', '--no-color', startCommit, '--'], cwd),
-    runner.git(['diff', '-M', '-U0', '--no-color', '--no-ext-diff', startCommit, '--'], cwd),
-    runner.git(['ls-files', '--others', '--exclude-standard', '--full-name', '-z'], cwd),
+    runner.git(['diff', '-M', '--name-status', '--no-color', start.commit, '--'], cwd),
+    runner.git(['diff', '-M', '-U0', '--no-color', '--no-ext-diff', start.commit, '--'], cwd),
+    runner.git(UNTRACKED, cwd),
     runner.git(['rev-parse', '--show-toplevel'], cwd),
   ]);
   if (nameStatus === undefined || patch === undefined || top === undefined) return undefined;
   const root = top.trim();
   const untracked = await Promise.all(
-    (others ?? '')
-      .split('\0')
-      .filter((file) => file !== '')
+    splitNul(others)
+      .filter((file) => !start.untracked.has(file))
       .map(async (file) => ({
         file,
         text: await readFile(join(root, file), 'utf8').catch(() => ''),
       })),
   );
   return { nameStatus, patch, untracked };
+}
+
+function splitNul(text: string | undefined): string[] {
+  return (text ?? '').split('\0').filter((file) => file !== '');
 }
 
 /** Every deletion, skip marker and lost assertion in the test files the globs match. */

@@ -7,7 +7,12 @@ import { appendEvidence, type EvidenceEntry } from '../state/evidence-log.js';
 import type { IterationOutcome, LoopEvent } from './events.js';
 import type { IterationReport } from './iteration.js';
 import type { CheckRun, LoopContext, Stop, VerificationSettings } from './loop-types.js';
-import { findTestTampering, readTestDiff } from './test-integrity.js';
+import {
+  findTestTampering,
+  readStartPoint,
+  readTestDiff,
+  type StartPoint,
+} from './test-integrity.js';
 
 /**
  * Verified completion (issue 12): the agent's `passes: true` is a claim. ralph runs the story's
@@ -36,9 +41,16 @@ export interface ClaimsVerdict {
 /** Output kept per check: enough to see the failing assertion, small enough for progress.txt. */
 const TAIL_CHARS = 2000;
 
-/** HEAD before the agent runs: where the iteration's changes start. */
-export async function startCommit(ctx: LoopContext): Promise<string | undefined> {
+/** HEAD now, for the evidence (undefined outside git). */
+async function headCommit(ctx: LoopContext): Promise<string | undefined> {
   return (await ctx.deps.runCheck?.git(['rev-parse', '--verify', 'HEAD'], ctx.options.cwd))?.trim();
+}
+
+/** Before the agent runs: where the iteration's changes start, for test integrity. */
+export async function iterationStart(ctx: LoopContext): Promise<StartPoint | undefined> {
+  const runner = ctx.deps.runCheck;
+  if (runner === undefined || ctx.options.verification?.testIntegrity !== true) return undefined;
+  return readStartPoint(runner, ctx.options.cwd);
 }
 
 /**
@@ -52,15 +64,15 @@ export async function verifyClaims(
     before: TaskListDocument;
     after: TaskListDocument;
     claimed: readonly string[];
-    startCommit: string | undefined;
+    start: StartPoint | undefined;
   },
 ): Promise<ClaimsVerdict> {
   const settings = ctx.options.verification;
   if (settings === undefined || input.claimed.length === 0) {
     return { accepted: [...input.claimed], rejected: [], document: input.after };
   }
-  const commit = await startCommit(ctx);
-  const integrity = await integrityProblems(ctx, settings, input.startCommit);
+  const commit = await headCommit(ctx);
+  const integrity = await integrityProblems(ctx, settings, input.start);
   let quality: Check[] | undefined;
   const accepted: string[] = [];
   const rejected: ClaimsVerdict['rejected'] = [];
@@ -120,7 +132,7 @@ export async function finalQualityCheck(
   const settings = ctx.options.verification;
   if (settings === undefined || Object.keys(settings.qualityChecks).length === 0) return undefined;
   const checks = await runQualityChecks(ctx, settings);
-  const commit = await startCommit(ctx);
+  const commit = await headCommit(ctx);
   await appendEvidence(ctx.options.loopDir, toEvidence(ctx, '(final)', iteration, commit, checks));
   const failure = checks.find(failed);
   if (failure === undefined) return undefined;
@@ -175,7 +187,7 @@ async function runShell(
 async function integrityProblems(
   ctx: LoopContext,
   settings: VerificationSettings,
-  start: string | undefined,
+  start: StartPoint | undefined,
 ): Promise<Check | undefined> {
   const runner = ctx.deps.runCheck;
   if (!settings.testIntegrity || runner === undefined || start === undefined) return undefined;
