@@ -1,6 +1,7 @@
 import { relative } from 'node:path';
 import { nextStory, summarise } from '../plan/order.js';
 import { readTaskListFile } from '../plan/read.js';
+import type { Story } from '../plan/types.js';
 import { ZERO_TOKENS } from '../safety/budget.js';
 import { localTimeZone } from '../safety/reset-time.js';
 import { DEFAULT_SAFETY } from '../safety/settings.js';
@@ -15,6 +16,7 @@ import { interrupted } from './loop-types.js';
 import { selectModel } from './model-select.js';
 import { buildPrompt } from './prompt.js';
 import { openSafetySession, type SafetySession } from './safety-session.js';
+import { pivotFor } from './pivot.js';
 import { finalQualityCheck } from './verify.js';
 import { callEndUserHooks, callUserHook, iterationVariables } from './user-hooks.js';
 
@@ -168,6 +170,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     }
     const story = nextStory(document.taskList);
     if (story === undefined) {
+      if (summary.parked.length > 0) return finish(parkedStop(summary.parked));
       const waiting = summary.blocked.map(
         (each) => `${each.id} (dependsOn ${each.dependsOn.join(', ')})`,
       );
@@ -182,13 +185,26 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     if (overBudget !== undefined) return finish(overBudget);
 
     iteration += 1;
-    const model = selectModel(story, document.taskList, options.models).model;
-    const prompt = buildPrompt(options.promptTemplate, story, {
-      taskList: shown(options.taskListFile),
-      progress: shown(paths.progress),
-      spec: options.hasSpec ? shown(paths.spec) : undefined,
-      specsDir: options.hasSpecsDir ? `${shown(paths.specsDir)}/` : undefined,
-    });
+    const chosen = selectModel(story, document.taskList, options.models).model;
+    const pivot = await pivotFor(ctx, story, chosen);
+    if (pivot !== undefined) {
+      await emit({
+        type: 'warning',
+        at: at(),
+        message: `${story.id} was rejected ${pivot.rejections} times: a fresh diagnosis${
+          pivot.model === chosen ? '' : ` on ${pivot.model ?? 'the default model'}`
+        }, led by the last failure`,
+      });
+    }
+    const model = pivot?.model ?? chosen;
+    const prompt =
+      (pivot?.lead ?? '') +
+      buildPrompt(options.promptTemplate, story, {
+        taskList: shown(options.taskListFile),
+        progress: shown(paths.progress),
+        spec: options.hasSpec ? shown(paths.spec) : undefined,
+        specsDir: options.hasSpecsDir ? `${shown(paths.specsDir)}/` : undefined,
+      });
     await callUserHook(ctx, 'pre_iteration', iterationVariables(iteration, story));
     let outcome;
     try {
@@ -227,6 +243,17 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     }
     await deps.clock.sleep(options.pauseMs, deps.signal);
   }
+}
+
+/** Every story that could still run is parked: the run ends, naming them and why. */
+function parkedStop(parked: readonly Story[]): Stop {
+  return {
+    state: 'ERROR',
+    reason: `parked stories: ${parked.map((each) => `${each.id} (${each.blocked ?? 'blocked'})`).join('; ')}`,
+    stopReason: 'blocked',
+    exitCode: 1,
+    hint: '`ralph evidence STORY` shows each rejection; fix what fails (or the story), remove its "blocked" field and run again.',
+  };
 }
 
 function isAborted(signal: AbortSignal): boolean {

@@ -49,6 +49,10 @@ export interface VerificationSettings {
   testIntegrity: boolean;
   /** Globs, relative to the repository, of the test files integrity protects. */
   testFiles: readonly string[];
+  /** Rejections after which the story's prompt leads with the failure, on a stronger model (0: never). */
+  pivotAfterRejections: number;
+  /** Rejections after which the story is parked and the loop moves on (0: never). */
+  parkAfterRejections: number;
 }
 
 /** How one check command ended. */

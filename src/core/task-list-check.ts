@@ -32,6 +32,7 @@ const PLAN_FIELDS = [
   // The checks that judge the story: an agent weakening them would judge its own work.
   'verify',
   'allowTestChanges',
+  'blocked',
 ] as const;
 
 export function checkTaskListChange(before: TaskListDocument, afterText: string): TaskListCheck {

@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_SAFETY } from '../safety/settings.js';
 import { readEvidence } from '../state/evidence-log.js';
 import {
   fakeAgent,
@@ -12,6 +13,7 @@ import {
 } from '../../test/fixtures/core/engine-fakes.js';
 import type { LoopEvent } from './events.js';
 import type { CheckRun, CheckRunner, VerificationSettings } from './loop-types.js';
+import { strongerModel } from './pivot.js';
 
 /**
  * Verified completion (issue 12) in the engine, with a fake check runner: the agent's passes
@@ -23,6 +25,8 @@ const SETTINGS: VerificationSettings = {
   timeoutMs: 5000,
   testIntegrity: true,
   testFiles: ['**/*.test.js'],
+  pivotAfterRejections: 0,
+  parkAfterRejections: 0,
 };
 
 /** Answers each command with `exits[command]` (default 0) and records what ran. */
@@ -228,5 +232,78 @@ describe('verified completion', () => {
     expect(await passes(dir)).toMatchObject({ 'STORY-001': false, 'STORY-002': true });
     // The integrity check does not run the quality checks of a story it already rejected.
     expect(runner.ran).toEqual(['npm test']);
+  });
+});
+
+describe('the diagnostic pivot and parking', () => {
+  /** Claims whichever story the prompt names. */
+  const claimNamed: Step = async (request, dir) => {
+    const id = /Work on \*\*(STORY-\d+)/.exec(request.prompt)?.[1] ?? '';
+    return pass(id)(request, dir);
+  };
+
+  it('leads with the failure on a stronger model after 2 rejections, parks after 3, and ends naming it', async () => {
+    const dir = await loopDir();
+    await setStory(dir, 'STORY-001', { verify: 'check-1' });
+    const runner = fakeRunner({ 'check-1': 1 });
+    const agent = fakeAgent(dir, [], { fallback: claimNamed });
+    const safety = {
+      ...DEFAULT_SAFETY,
+      breaker: { ...DEFAULT_SAFETY.breaker, noProgressThreshold: 10 },
+    };
+    const { result, events } = await run(
+      dir,
+      agent,
+      {
+        safety,
+        verification: {
+          ...SETTINGS,
+          qualityChecks: {},
+          pivotAfterRejections: 2,
+          parkAfterRejections: 3,
+        },
+      },
+      undefined,
+      { runCheck: runner },
+    );
+    expect(
+      agent.requests.map((request) => /Work on \*\*(STORY-\d+)/.exec(request.prompt)?.[1]),
+    ).toEqual(['STORY-001', 'STORY-001', 'STORY-001', 'STORY-002', 'STORY-003']);
+    expect(agent.requests.map((request) => request.model)).toEqual([
+      undefined,
+      undefined,
+      'opus',
+      undefined,
+      undefined,
+    ]);
+    const pivoted = agent.requests[2]?.prompt ?? '';
+    expect(
+      pivoted.startsWith('# ralph rejected STORY-001 2 times: start from a fresh diagnosis'),
+    ).toBe(true);
+    expect(pivoted).toContain('`check-1` failed with exit 1');
+    expect(pivoted).toContain('expected 6, got 0');
+    expect(agent.requests[1]?.prompt.startsWith('Do one story.')).toBe(true);
+    expect(ofType(events, 'story_rejected').map((event) => event.rejections)).toEqual([1, 2, 3]);
+    expect(result).toMatchObject({ state: 'ERROR', stopReason: 'blocked', exitCode: 1 });
+    expect(result.reason).toBe(
+      'parked stories: STORY-001 (parked by ralph after 3 rejections; last: `check-1` failed (exit 1))',
+    );
+    const prd = JSON.parse(await readFile(join(dir, 'prd.json'), 'utf8')) as {
+      userStories: { id: string; passes: boolean; blocked?: string }[];
+    };
+    expect(prd.userStories[0]).toMatchObject({
+      passes: false,
+      blocked: expect.stringContaining('3 rejections') as unknown,
+    });
+    expect(prd.userStories.slice(1).every((each) => each.passes)).toBe(true);
+  });
+});
+
+describe('strongerModel', () => {
+  it('goes haiku → sonnet → opus, and to opus from anything it cannot place', () => {
+    expect(strongerModel('haiku')).toBe('sonnet');
+    expect(strongerModel('claude-sonnet-4-5')).toBe('opus');
+    expect(strongerModel('opus')).toBe('opus');
+    expect(strongerModel(undefined)).toBe('opus');
   });
 });

@@ -1,9 +1,14 @@
 import type { TaskListDocument } from '../plan/read.js';
 import { parseTaskList } from '../plan/read.js';
 import type { Story } from '../plan/types.js';
-import { updateStories } from '../plan/write.js';
+import { applyStoryEdits, updateStories } from '../plan/write.js';
 import { writeFileAtomic } from '../state/atomic-write.js';
-import { appendEvidence, type EvidenceEntry } from '../state/evidence-log.js';
+import {
+  appendEvidence,
+  readEvidence,
+  rejectionsOf,
+  type EvidenceEntry,
+} from '../state/evidence-log.js';
 import type { IterationOutcome, LoopEvent } from './events.js';
 import type { IterationReport } from './iteration.js';
 import type { CheckRun, LoopContext, Stop, VerificationSettings } from './loop-types.js';
@@ -33,7 +38,9 @@ interface Check {
 
 export interface ClaimsVerdict {
   accepted: string[];
-  rejected: { id: string; reason: string }[];
+  rejected: { id: string; reason: string; rejections: number }[];
+  /** Rejected stories ralph parked (`blocked`) because they were rejected too often. */
+  parked: string[];
   /** The task list after rejected stories were set back to false. */
   document: TaskListDocument;
 }
@@ -69,8 +76,9 @@ export async function verifyClaims(
 ): Promise<ClaimsVerdict> {
   const settings = ctx.options.verification;
   if (settings === undefined || input.claimed.length === 0) {
-    return { accepted: [...input.claimed], rejected: [], document: input.after };
+    return { accepted: [...input.claimed], rejected: [], parked: [], document: input.after };
   }
+  const history = await readEvidence(ctx.options.loopDir);
   const commit = await headCommit(ctx);
   const integrity = await integrityProblems(ctx, settings, input.start);
   let quality: Check[] | undefined;
@@ -107,18 +115,54 @@ export async function verifyClaims(
       });
     } else {
       const reason = describeFailure(failure);
-      rejected.push({ id, reason });
-      await rejectEvent(ctx, input.iteration, story, failure, reason);
+      const rejections = rejectionsOf(history, id).count + 1;
+      rejected.push({ id, reason, rejections });
+      await rejectEvent(ctx, input.iteration, story, failure, reason, rejections);
     }
   }
-  await appendEvidence(ctx.options.loopDir, evidence);
-  if (rejected.length === 0) return { accepted, rejected, document: input.after };
-  const text = updateStories(
-    input.after,
-    rejected.map(({ id }) => ({ id, passes: false })),
+  const park = settings.parkAfterRejections;
+  const parked = rejected.filter((each) => park > 0 && each.rejections >= park);
+  const parkedAt = { at: ctx.at(), iteration: input.iteration, durationMs: 0, outputTail: '' };
+  await appendEvidence(ctx.options.loopDir, [
+    ...evidence,
+    ...parked.map((each) => ({
+      ...parkedAt,
+      storyId: each.id,
+      kind: 'parked' as const,
+      name: parkReason(each),
+      verdict: 'unchecked' as const,
+    })),
+  ]);
+  if (rejected.length === 0) return { accepted, rejected, parked: [], document: input.after };
+  const unpassed = parseTaskList(
+    updateStories(
+      input.after,
+      rejected.map(({ id }) => ({ id, passes: false })),
+    ),
+    input.after.file,
+  );
+  const text = applyStoryEdits(
+    unpassed,
+    parked.map((each) => ({ id: each.id, set: { blocked: parkReason(each) } })),
   );
   await writeFileAtomic(input.after.file, text);
-  return { accepted, rejected, document: parseTaskList(text, input.after.file) };
+  for (const each of parked) {
+    await ctx.emit({
+      type: 'warning',
+      at: ctx.at(),
+      message: `${each.id} parked: ${parkReason(each)}; the loop moves on (remove its "blocked" to try it again)`,
+    });
+  }
+  return {
+    accepted,
+    rejected,
+    parked: parked.map((each) => each.id),
+    document: parseTaskList(text, input.after.file),
+  };
+}
+
+function parkReason(each: { reason: string; rejections: number }): string {
+  return `parked by ralph after ${each.rejections} rejections; last: ${each.reason}`;
 }
 
 /**
@@ -244,6 +288,7 @@ async function rejectEvent(
   story: Story,
   failure: Check,
   reason: string,
+  rejections: number,
 ): Promise<void> {
   await ctx.emit({
     type: 'story_rejected',
@@ -253,6 +298,7 @@ async function rejectEvent(
     failed: summary(failure),
     reason,
     outputTail: tail(failure.run.output),
+    rejections,
   });
 }
 

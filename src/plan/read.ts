@@ -166,6 +166,12 @@ function toStory(item: TaskListItem, index: number): Story {
     specRef: item.spec_ref,
     verify: item.verify === undefined ? [] : [item.verify].flat(),
     allowTestChanges: item.allowTestChanges ?? false,
+    blocked:
+      item.blocked === true
+        ? 'blocked'
+        : typeof item.blocked === 'string' && item.blocked !== ''
+          ? item.blocked
+          : undefined,
     amendment:
       amendment === undefined
         ? undefined

@@ -63,6 +63,12 @@ const commonItemFields = {
     .describe(
       'Shell command(s) ralph runs in the repository when the agent claims the story; all must exit 0 for it to pass',
     ),
+  blocked: z
+    .union([z.string(), z.boolean()])
+    .optional()
+    .describe(
+      'Parked: the loop skips the story (ralph writes the reason after repeated rejections); remove it to try again',
+    ),
   allowTestChanges: z
     .boolean()
     .optional()

@@ -45,6 +45,8 @@ export interface Story {
   specRef: string | undefined;
   /** Commands ralph runs to verify the story (`verify`, one or a list); absent: none. */
   verify?: string[] | undefined;
+  /** Why the story is parked (the loop skips it); undefined when it is not. */
+  blocked?: string | undefined;
   /** The story may delete or skip tests and remove assertions (test integrity allows it). */
   allowTestChanges?: boolean | undefined;
   amendment: StoryAmendment | undefined;

@@ -135,6 +135,8 @@ export async function planRun(input: RunOptions): Promise<RunPlan> {
         timeoutMs: config.verify.timeoutSeconds * 1000,
         testIntegrity: config.verify.testIntegrity,
         testFiles: config.verify.testFiles,
+        pivotAfterRejections: config.verify.pivotAfterRejections,
+        parkAfterRejections: config.verify.parkAfterRejections,
       },
     },
     promptSource: source,

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   appendEvidence,
   latestVerifications,
+  rejectionsOf,
   readEvidence,
   type EvidenceEntry,
 } from './evidence-log.js';
@@ -58,5 +59,24 @@ describe('evidence.jsonl', () => {
       ['S-1', 3, 'pass', 2],
       ['S-2', 2, 'pass', 1],
     ]);
+  });
+});
+
+describe('rejectionsOf', () => {
+  it('counts rejected verifications since the last accepted one or park', () => {
+    const partly = { ...entry('S-1', 4, 'pass'), kind: 'integrity' as const };
+    const parked = { ...entry('S-1', 6, 'unchecked'), kind: 'parked' as const };
+    const lines = [
+      entry('S-1', 1, 'fail'),
+      entry('S-1', 2, 'pass'),
+      entry('S-1', 3, 'fail'),
+      entry('S-2', 3, 'fail'),
+      partly,
+      entry('S-1', 4, 'fail'),
+    ];
+    expect(rejectionsOf(lines, 'S-1')).toEqual({ count: 2, lastFailure: lines[5] });
+    expect(rejectionsOf([...lines, parked], 'S-1')).toEqual({ count: 0, lastFailure: undefined });
+    expect(rejectionsOf([...lines, parked, entry('S-1', 7, 'fail')], 'S-1').count).toBe(1);
+    expect(rejectionsOf(lines, 'S-3').count).toBe(0);
   });
 });

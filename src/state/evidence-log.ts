@@ -9,7 +9,7 @@ import { loopPaths } from './paths.js';
  * person can see when and how every passing story was verified (`ralph evidence`, `ralph status`).
  */
 
-export const EVIDENCE_KINDS = ['verify', 'quality', 'integrity', 'unchecked'] as const;
+export const EVIDENCE_KINDS = ['verify', 'quality', 'integrity', 'unchecked', 'parked'] as const;
 
 export const evidenceEntrySchema = z.object({
   /** ISO 8601 time the check finished. */
@@ -20,7 +20,10 @@ export const evidenceEntrySchema = z.object({
   iteration: z.number(),
   /** HEAD when the check ran (undefined outside a git repository). */
   commit: z.string().optional(),
-  /** verify: the story's own command; quality: a quality check; integrity: the test-file scan. */
+  /**
+   * verify: the story's own command; quality: a quality check; integrity: the test-file scan;
+   * unchecked: claimed with no checks to run; parked: ralph parked the story (not a check).
+   */
   kind: z.enum(EVIDENCE_KINDS),
   /** The quality check's name, or the story's `verify` as written. */
   name: z.string().optional(),
@@ -108,4 +111,39 @@ export function latestVerifications(entries: readonly EvidenceEntry[]): StoryVer
       },
     ];
   });
+}
+
+/**
+ * How often ralph has rejected a story since it last passed a verification or was parked (a
+ * person who unparks it gives it a fresh count), and the failing check of the latest rejection.
+ */
+export function rejectionsOf(
+  entries: readonly EvidenceEntry[],
+  storyId: string,
+): { count: number; lastFailure: EvidenceEntry | undefined } {
+  let count = 0;
+  let lastFailure: EvidenceEntry | undefined;
+  // One verification is the story's lines of one iteration; a park line stands on its own.
+  const groups: EvidenceEntry[][] = [];
+  for (const entry of entries) {
+    if (entry.storyId !== storyId) continue;
+    const last = groups.at(-1);
+    const head = last?.[0];
+    const same = head?.iteration === entry.iteration && head.kind !== 'parked';
+    if (last !== undefined && same && entry.kind !== 'parked') {
+      last.push(entry);
+    } else groups.push([entry]);
+  }
+  for (const group of groups) {
+    const failure = group.find((entry) => entry.verdict === 'fail');
+    if (failure !== undefined) {
+      count += 1;
+      lastFailure = failure;
+    } else {
+      // Accepted (checked or not) or parked: the count starts again.
+      count = 0;
+      lastFailure = undefined;
+    }
+  }
+  return { count, lastFailure };
 }

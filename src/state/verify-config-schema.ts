@@ -1,4 +1,11 @@
-import { commandMap, flag, list, nonNegativeNumber, section } from './config-setting.js';
+import {
+  commandMap,
+  flag,
+  list,
+  nonNegativeNumber,
+  section,
+  wholeNumber,
+} from './config-setting.js';
 import type { Resolved } from './config-setting.js';
 
 /**
@@ -50,6 +57,18 @@ export const VERIFY_SETTINGS = section(
       description: 'Globs (relative to the repository) of the files test integrity protects.',
       requirement: 'a list of glob patterns',
       default: [...DEFAULT_TEST_FILE_GLOBS],
+    }),
+    pivotAfterRejections: wholeNumber(0, {
+      description:
+        "Rejections of a story after which its next iteration's prompt leads with the last failure and it runs on the next stronger model (unless the story names its own).",
+      zeroMeans: 'never',
+      default: 2,
+    }),
+    parkAfterRejections: wholeNumber(0, {
+      description:
+        'Rejections of a story after which ralph parks it (`blocked` with the reason) and moves on; a run that ends with parked stories exits 1.',
+      zeroMeans: 'never',
+      default: 4,
     }),
   },
 );

@@ -74,6 +74,7 @@ export function statusCommand(context: CliContext, setExitCode: SetExitCode) {
             document.taskList.stories,
             latestVerifications(await readEvidence(resolved.dir)),
           ),
+          parked: summary.parked.map((story) => ({ ...brief(story), reason: story.blocked })),
           lastRun: status ?? null,
           runningPid: lock?.alive === true ? (lock.holder?.pid ?? null) : null,
           safety,
@@ -94,6 +95,9 @@ export function statusCommand(context: CliContext, setExitCode: SetExitCode) {
           out,
           `Next story:     ${next === undefined ? '(none)' : `${next.id} ${next.title}`}`,
         );
+        for (const story of summary.parked) {
+          writeLine(out, `Parked:         ${story.id}: ${story.blocked ?? 'blocked'}`);
+        }
         for (const story of summary.blocked) {
           writeLine(out, `Blocked:        ${story.id} waits on ${story.dependsOn.join(', ')}`);
         }
