@@ -90,6 +90,13 @@ describe('ralph run with a fake claude: ralph verifies what the agent claims', (
     expect(shown.stdout).toMatch(/^STORY-001 — REJECTED — iteration 1, /m);
     expect(shown.stdout).toMatch(/fail {2}verify {5}node --test test\/mul.test.js {2}\(exit 1, /);
     expect(shown.stdout).toContain('│ ');
+    const inspect = await loop.run([
+      'inspect',
+      join(loop.dir, 'logs', 'iteration-1-attempt-1.jsonl'),
+    ]);
+    expect(inspect.stdout).toMatch(
+      /^Verified: +STORY-001 fail: verify node --test test\/mul.test.js \(exit 1\)$/m,
+    );
     const status = await loop.run(['status']);
     expect(status.stdout).toMatch(
       /Verified: +STORY-001 rejected \(iteration 1, .*\): test integrity, node --test test\/mul.test.js/,
