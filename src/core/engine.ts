@@ -21,9 +21,12 @@ import { finalQualityCheck } from './verify.js';
 import { callEndUserHooks, callUserHook, iterationVariables } from './user-hooks.js';
 
 export type {
+  CheckRun,
+  CheckRunner,
   LoopDependencies,
   LoopOptions,
   LoopResult,
+  VerificationSettings,
   UsageLimitAnswer,
   UsageLimitQuestion,
 } from './loop-types.js';
