@@ -83,6 +83,10 @@ async function expectRejected(loop: FakeLoop, reason: RegExp): Promise<void> {
 describe('ralph run with a fake claude: ralph verifies what the agent claims', () => {
   it('rejects an agent that only claims: the story’s verify command fails', async () => {
     const loop = await projectLoop('true');
+    const dry = await loop.run(['run', '--dry-run']);
+    expect(dry.stdout).toContain(
+      'Verified by:    the test-integrity scan, then `node --test test/mul.test.js`, then test (`npm test`)',
+    );
     await expectRejected(loop, /`node --test test\/mul.test.js` failed \(exit 1\)/);
     expect(await loop.progress()).toMatch(/multiplies/);
     const shown = await loop.run(['evidence', 'STORY-001']);
