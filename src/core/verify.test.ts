@@ -235,6 +235,31 @@ describe('verified completion', () => {
   });
 });
 
+describe('verification interrupted', () => {
+  it('leaves the claim unverified, not rejected, when Ctrl+C kills the checks', async () => {
+    const dir = await loopDir();
+    const controller = new AbortController();
+    const runner: CheckRunner = {
+      shell() {
+        controller.abort();
+        return Promise.resolve({ exitCode: undefined, timedOut: false, durationMs: 1, output: '' });
+      },
+      git: () => Promise.resolve(undefined),
+    };
+    const { result, events } = await run(
+      dir,
+      fakeAgent(dir, [pass('STORY-001')]),
+      { verification: SETTINGS },
+      controller.signal,
+      { runCheck: runner },
+    );
+    expect(result.state).toBe('PAUSED');
+    expect((await passes(dir))['STORY-001']).toBe(false);
+    expect(ofType(events, 'story_rejected')).toEqual([]);
+    expect(await readEvidence(dir)).toEqual([]);
+  });
+});
+
 describe('the diagnostic pivot and parking', () => {
   /** Claims whichever story the prompt names. */
   const claimNamed: Step = async (request, dir) => {

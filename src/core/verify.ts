@@ -11,7 +11,13 @@ import {
 } from '../state/evidence-log.js';
 import type { IterationOutcome, LoopEvent } from './events.js';
 import type { IterationReport } from './iteration.js';
-import type { CheckRun, LoopContext, Stop, VerificationSettings } from './loop-types.js';
+import {
+  interrupted,
+  type CheckRun,
+  type LoopContext,
+  type Stop,
+  type VerificationSettings,
+} from './loop-types.js';
 import {
   findTestTampering,
   readStartPoint,
@@ -85,6 +91,9 @@ export async function verifyClaims(
   const accepted: string[] = [];
   const rejected: ClaimsVerdict['rejected'] = [];
   const evidence: EvidenceEntry[] = [];
+  // Emitted once the task list and evidence.jsonl say the same, so a reader never sees a story
+  // rejected whose passes is still true.
+  const events: LoopEvent[] = [];
   for (const id of input.claimed) {
     const story = input.before.taskList.stories.find((each) => each.id === id);
     if (story === undefined) continue;
@@ -101,11 +110,17 @@ export async function verifyClaims(
       quality ??= await runQualityChecks(ctx, settings);
       checks.push(...quality);
     }
+    if (ctx.deps.signal.aborted) {
+      // Ctrl+C killed the checks: the claim is unverified (passes goes back to false for the
+      // next run to check again), but it is no rejection of the agent's work.
+      rejected.push({ id, reason: 'verification interrupted', rejections: 0 });
+      continue;
+    }
     evidence.push(...toEvidence(ctx, story.id, input.iteration, commit, checks));
     const failure = checks.find(failed);
     if (failure === undefined) {
       accepted.push(id);
-      await ctx.emit({
+      events.push({
         type: 'story_verified',
         at: ctx.at(),
         iteration: input.iteration,
@@ -117,7 +132,7 @@ export async function verifyClaims(
       const reason = describeFailure(failure);
       const rejections = rejectionsOf(history, id).count + 1;
       rejected.push({ id, reason, rejections });
-      await rejectEvent(ctx, input.iteration, story, failure, reason, rejections);
+      events.push(rejectEvent(ctx, input.iteration, story, failure, reason, rejections));
     }
   }
   const park = settings.parkAfterRejections;
@@ -133,7 +148,10 @@ export async function verifyClaims(
       verdict: 'unchecked' as const,
     })),
   ]);
-  if (rejected.length === 0) return { accepted, rejected, parked: [], document: input.after };
+  if (rejected.length === 0) {
+    for (const event of events) await ctx.emit(event);
+    return { accepted, rejected, parked: [], document: input.after };
+  }
   const unpassed = parseTaskList(
     updateStories(
       input.after,
@@ -146,6 +164,7 @@ export async function verifyClaims(
     parked.map((each) => ({ id: each.id, set: { blocked: parkReason(each) } })),
   );
   await writeFileAtomic(input.after.file, text);
+  for (const event of events) await ctx.emit(event);
   for (const each of parked) {
     await ctx.emit({
       type: 'warning',
@@ -176,6 +195,7 @@ export async function finalQualityCheck(
   const settings = ctx.options.verification;
   if (settings === undefined || Object.keys(settings.qualityChecks).length === 0) return undefined;
   const checks = await runQualityChecks(ctx, settings);
+  if (ctx.deps.signal.aborted) return interrupted('during the final quality check');
   const commit = await headCommit(ctx);
   await appendEvidence(ctx.options.loopDir, toEvidence(ctx, '(final)', iteration, commit, checks));
   const failure = checks.find(failed);
@@ -282,15 +302,15 @@ function summary(check: Check): Extract<LoopEvent, { type: 'story_verified' }>['
   };
 }
 
-async function rejectEvent(
+function rejectEvent(
   ctx: LoopContext,
   iteration: number,
   story: Story,
   failure: Check,
   reason: string,
   rejections: number,
-): Promise<void> {
-  await ctx.emit({
+): LoopEvent {
+  return {
     type: 'story_rejected',
     at: ctx.at(),
     iteration,
@@ -299,7 +319,7 @@ async function rejectEvent(
     reason,
     outputTail: tail(failure.run.output),
     rejections,
-  });
+  };
 }
 
 function toEvidence(
