@@ -202,12 +202,17 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     const model = pivot?.model ?? chosen;
     const prompt =
       (pivot?.lead ?? '') +
-      buildPrompt(options.promptTemplate, story, {
-        taskList: shown(options.taskListFile),
-        progress: shown(paths.progress),
-        spec: options.hasSpec ? shown(paths.spec) : undefined,
-        specsDir: options.hasSpecsDir ? `${shown(paths.specsDir)}/` : undefined,
-      });
+      buildPrompt(
+        options.promptTemplate,
+        story,
+        {
+          taskList: shown(options.taskListFile),
+          progress: shown(paths.progress),
+          spec: options.hasSpec ? shown(paths.spec) : undefined,
+          specsDir: options.hasSpecsDir ? `${shown(paths.specsDir)}/` : undefined,
+        },
+        checksOf(story, options),
+      );
     await callUserHook(ctx, 'pre_iteration', iterationVariables(iteration, story));
     let outcome;
     try {
@@ -257,6 +262,13 @@ function parkedStop(parked: readonly Story[]): Stop {
     exitCode: 1,
     hint: '`ralph evidence STORY` shows each rejection; fix what fails (or the story), remove its "blocked" field and run again.',
   };
+}
+
+/** What ralph runs before it believes `story` is done, for the prompt to say. */
+function checksOf(story: Story, options: LoopOptions): string[] {
+  const verification = options.verification;
+  if (verification === undefined) return [];
+  return [...(story.verify ?? []), ...Object.values(verification.qualityChecks)];
 }
 
 function isAborted(signal: AbortSignal): boolean {

@@ -117,16 +117,14 @@ describe('verified completion', () => {
       pass('STORY-002'),
       pass('STORY-003', '<promise>COMPLETE</promise>'),
     ];
-    const { result, events } = await run(
-      dir,
-      fakeAgent(dir, steps),
-      { verification: SETTINGS },
-      undefined,
-      {
-        runCheck: runner,
-      },
-    );
+    const agent = fakeAgent(dir, steps);
+    const { result, events } = await run(dir, agent, { verification: SETTINGS }, undefined, {
+      runCheck: runner,
+    });
     expect(result.state).toBe('COMPLETE');
+    expect(agent.requests[0]?.prompt).toContain(
+      'ralph verifies the story itself when you mark it passing: it runs these commands and sets "passes" back to false if any fails (or if tests were deleted, skipped or lost assertions):\n- `node --test a.test.js`\n- `npm run lint`\n- `npm test`\n',
+    );
     expect(runner.ran).toEqual([
       'node --test a.test.js',
       'npm run lint',

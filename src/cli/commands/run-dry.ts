@@ -42,12 +42,17 @@ export async function printDryRun(
     },
   };
   if (story !== undefined && plan.model !== null) {
-    const prompt = buildPrompt(options.promptTemplate, story, {
-      taskList: shown(options.taskListFile),
-      progress: shown(paths.progress),
-      spec: options.hasSpec ? shown(paths.spec) : undefined,
-      specsDir: options.hasSpecsDir ? `${shown(paths.specsDir)}/` : undefined,
-    });
+    const prompt = buildPrompt(
+      options.promptTemplate,
+      story,
+      {
+        taskList: shown(options.taskListFile),
+        progress: shown(paths.progress),
+        spec: options.hasSpec ? shown(paths.spec) : undefined,
+        specsDir: options.hasSpecsDir ? `${shown(paths.specsDir)}/` : undefined,
+      },
+      [...plan.verification.verify, ...Object.values(plan.verification.qualityChecks)],
+    );
     plan.promptBytes = Buffer.byteLength(prompt);
     const line = agent.commandLine({
       prompt,
