@@ -109,8 +109,14 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
   }
   await callUserHook(ctx, 'pre_run');
 
-  const finish = async (stop: Stop): Promise<LoopResult> => {
+  const finish = async (ended: Stop): Promise<LoopResult> => {
     const summary = summarise(document.taskList);
+    // However the run ends, the stories ralph gave up on are named (parkedStop names them itself).
+    const parked = summary.parked.map((story) => story.id);
+    const stop =
+      parked.length === 0 || ended.stopReason === 'blocked'
+        ? ended
+        : { ...ended, reason: `${ended.reason}; parked: ${parked.join(', ')}` };
     await emit({
       type: 'run_finished',
       at: at(),

@@ -322,6 +322,24 @@ describe('the diagnostic pivot and parking', () => {
   });
 });
 
+describe('a run that ends with parked stories', () => {
+  it('names them whatever ended it', async () => {
+    const dir = await loopDir();
+    await setStory(dir, 'STORY-001', { verify: 'check-1', blocked: 'parked by ralph earlier' });
+    const { result } = await run(
+      dir,
+      fakeAgent(dir, []),
+      { maxIterations: 1, verification: SETTINGS },
+      undefined,
+      {
+        runCheck: fakeRunner(),
+      },
+    );
+    expect(result).toMatchObject({ state: 'REACHED_LIMIT', exitCode: 1 });
+    expect(result.reason).toBe('max iterations reached (1 in this run); parked: STORY-001');
+  });
+});
+
 describe('strongerModel', () => {
   it('goes haiku → sonnet → opus, and to opus from anything it cannot place', () => {
     expect(strongerModel('haiku')).toBe('sonnet');
