@@ -173,3 +173,49 @@ describe('ralph run with a fake claude: ralph verifies what the agent claims', (
     expect(missing.stderr).toContain('no evidence for STORY-009');
   });
 });
+
+describe('ralph run with a fake claude: a story rejected again and again', () => {
+  it('pivots to a stronger model led by the failure, then parks it, finishes the rest and exits 1 naming it', async () => {
+    const stories = [
+      STORIES[0]!,
+      story(2, { title: 'Document mul', acceptanceCriteria: ['README says what mul does'] }),
+    ];
+    const loop = await projectLoop('true');
+    await writeFile(loop.prdFile, prdText(stories));
+    await writeFile(
+      join(loop.repo, '.ralph/config.yaml'),
+      'quality_checks:\n  test: node --test test/add.test.js\nverify:\n  pivotAfterRejections: 1\n  parkAfterRejections: 2\n',
+    );
+    const claim = (...ids: string[]) => ({
+      taskList: prdText(passing(stories, ...ids)),
+      jsonl: finishedRun('session', 'Done. <promise>STORY_COMPLETE</promise>'),
+    });
+    await loop.agent(1, claim('STORY-001'));
+    await loop.agent(2, claim('STORY-001'));
+    await loop.agent(3, { ...claim('STORY-002'), sh: "echo 'mul multiplies' > README.md" });
+
+    const run = await loop.run(['run', '-n', '5', ...FAST]);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(run.stdout).toContain('parked stories: STORY-001 (parked by ralph after 2 rejections');
+    expect(await loop.calls()).toBe(3);
+    const [first, second, third] = await Promise.all([1, 2, 3].map((n) => loop.argv(n)));
+    expect(first?.argv[1]).toMatch(/^# Your job in this session/);
+    expect(second?.argv[1]).toMatch(
+      /^# ralph rejected STORY-001 1 times: start from a fresh diagnosis/,
+    );
+    expect(second?.argv[1]).toContain('multiplies');
+    expect(second?.argv).toContain('opus');
+    expect(third?.argv[1]).toContain('Work on **STORY-002');
+    const prd = JSON.parse(await loop.prd()) as {
+      userStories: { id: string; passes: boolean; blocked?: string }[];
+    };
+    expect(
+      prd.userStories.map((each) => [each.id, each.passes, each.blocked !== undefined]),
+    ).toEqual([
+      ['STORY-001', false, true],
+      ['STORY-002', true, false],
+    ]);
+    const status = await loop.run(['status']);
+    expect(status.stdout).toMatch(/^Parked: +STORY-001: parked by ralph after 2 rejections/m);
+  });
+});
