@@ -9,13 +9,18 @@ export { planRun, type RunPlan } from './run/plan.js';
 export { type RunOptions } from './run/options.js';
 export {
   runLoop,
+  type CheckRun,
+  type CheckRunner,
+  type VerificationSettings,
   type LoopDependencies,
   type LoopOptions,
   type LoopResult,
   type UsageLimitAnswer,
   type UsageLimitQuestion,
 } from './core/engine.js';
+export { checkRunner } from './run/check-runner.js';
 export { loopEventSchema } from './core/events.js';
+export { evidenceEntrySchema, readEvidence, type EvidenceEntry } from './state/evidence-log.js';
 export type {
   LoopEvent,
   LoopEventType,

@@ -11,4 +11,14 @@ describe('published JSON Schemas', () => {
       expect(onDisk).toBe(serialiseSchema(schema));
     });
   }
+
+  it('lets config.schema.json accept quality_checks, the Ralph Hybrid spelling of qualityChecks', () => {
+    const config = publishedSchemas()['config.schema.json'] as {
+      properties: Record<string, { type?: string; description?: string }>;
+    };
+    expect(config.properties.quality_checks).toMatchObject({
+      type: config.properties.qualityChecks?.type,
+      description: 'Another spelling of qualityChecks.',
+    });
+  });
 });

@@ -5,7 +5,7 @@ import {
   prdHybridSchema,
   prdSnarktankSchema,
 } from '../plan/task-list-schemas.js';
-import { configFileSchema } from '../state/config-schema.js';
+import { CONFIG_FILE_ALIASES, configFileSchema } from '../state/config-schema.js';
 
 /**
  * The JSON Schemas published in schemas/ for editors and other tools, generated from the same
@@ -23,10 +23,12 @@ export function publishedSchemas(): Record<string, unknown> {
       'A ralph task list (feature_list.json): the Ralph Loop v2 object or the bare array.',
       z.union([featureListObjectSchema, featureListArraySchema]),
     ),
-    'config.schema.json': document(
-      'ralph config.yaml',
-      'ralph configuration (~/.config/ralph/config.yaml and .ralph/config.yaml).',
-      configFileSchema,
+    'config.schema.json': withFileAliases(
+      document(
+        'ralph config.yaml',
+        'ralph configuration (~/.config/ralph/config.yaml and .ralph/config.yaml).',
+        configFileSchema,
+      ),
     ),
   };
 }
@@ -37,6 +39,18 @@ function document(title: string, description: string, schema: z.ZodType): unknow
     title,
     description,
   };
+}
+
+/** Other spellings a config file may use (`quality_checks`), so editors accept them too. */
+export function withFileAliases(schema: unknown): unknown {
+  const document = schema as { properties?: Record<string, Record<string, unknown>> };
+  const properties = { ...document.properties };
+  for (const [alias, key] of Object.entries(CONFIG_FILE_ALIASES)) {
+    const target = properties[key];
+    if (target === undefined) continue;
+    properties[alias] = { ...target, description: `Another spelling of ${key}.` };
+  }
+  return { ...document, properties };
 }
 
 export function serialiseSchema(schema: unknown): string {

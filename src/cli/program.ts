@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
   run: async () => (await import('./commands/run.js')).runCommand,
   validate: async () => (await import('./commands/validate.js')).validateCommand,
   status: async () => (await import('./commands/status.js')).statusCommand,
+  evidence: async () => (await import('./commands/evidence.js')).evidenceCommand,
   setup: async () => (await import('./commands/setup.js')).setupCommand,
   loop: async () => (await import('./commands/loop.js')).loopCommand,
   'stop-hook': async () => (await import('./commands/stop-hook-command.js')).stopHookCommand,

@@ -11,6 +11,7 @@ import { beforeAgentStart, budgetGate, waitDeps } from './gates.js';
 import { runIteration, type IterationReport, type IterationSetup } from './iteration.js';
 import { interrupted, type LoopContext, type Stop } from './loop-types.js';
 import { spendOf } from './safety-session.js';
+import { iterationStart, judgedReport, verifyClaims } from './verify.js';
 import { waitUntil } from './waits.js';
 
 /**
@@ -65,6 +66,8 @@ export async function runAttempts(
       logFile,
       promptBytes: Buffer.byteLength(plan.prompt),
     });
+    // Where the iteration's changes start, for test integrity: read before the agent can commit.
+    const start = await iterationStart(ctx);
     ctx.safety.callStarted(clock.now());
     // Agent output arrives while the process runs; reporters see it in order, without blocking it.
     let queued = Promise.resolve();
@@ -75,7 +78,7 @@ export async function runAttempts(
       // `await queued` below rethrows it once the agent is done.
       queued.catch(() => undefined);
     };
-    const report = await runIteration(setup, {
+    const claimed = await runIteration(setup, {
       before: document,
       story,
       model: plan.model,
@@ -103,6 +106,21 @@ export async function runAttempts(
       },
     });
     await queued;
+    // The agent's passes are claims: ralph's checks, as the task list had them when the
+    // iteration started, decide which of them stand.
+    const report =
+      claimed.newlyPassing.length > 0 && claimed.outcome !== 'canceled'
+        ? judgedReport(
+            claimed,
+            await verifyClaims(ctx, {
+              iteration,
+              before: plan.before,
+              after: claimed.after ?? document,
+              claimed: claimed.newlyPassing,
+              start,
+            }),
+          )
+        : claimed;
     if (report.after !== undefined) document = report.after;
     await reportTaskListEvents(ctx, iteration, report);
 

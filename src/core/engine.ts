@@ -1,6 +1,7 @@
 import { relative } from 'node:path';
 import { nextStory, summarise } from '../plan/order.js';
 import { readTaskListFile } from '../plan/read.js';
+import type { Story } from '../plan/types.js';
 import { ZERO_TOKENS } from '../safety/budget.js';
 import { localTimeZone } from '../safety/reset-time.js';
 import { DEFAULT_SAFETY } from '../safety/settings.js';
@@ -15,12 +16,17 @@ import { interrupted } from './loop-types.js';
 import { selectModel } from './model-select.js';
 import { buildPrompt } from './prompt.js';
 import { openSafetySession, type SafetySession } from './safety-session.js';
+import { pivotFor } from './pivot.js';
+import { finalQualityCheck } from './verify.js';
 import { callEndUserHooks, callUserHook, iterationVariables } from './user-hooks.js';
 
 export type {
+  CheckRun,
+  CheckRunner,
   LoopDependencies,
   LoopOptions,
   LoopResult,
+  VerificationSettings,
   UsageLimitAnswer,
   UsageLimitQuestion,
 } from './loop-types.js';
@@ -104,8 +110,14 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
   }
   await callUserHook(ctx, 'pre_run');
 
-  const finish = async (stop: Stop): Promise<LoopResult> => {
+  const finish = async (ended: Stop): Promise<LoopResult> => {
     const summary = summarise(document.taskList);
+    // However the run ends, the stories ralph gave up on are named (parkedStop names them itself).
+    const parked = summary.parked.map((story) => story.id);
+    const stop =
+      parked.length === 0 || ended.stopReason === 'blocked'
+        ? ended
+        : { ...ended, reason: `${ended.reason}; parked: ${parked.join(', ')}` };
     await emit({
       type: 'run_finished',
       at: at(),
@@ -156,7 +168,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     }
     const summary = summarise(document.taskList);
     if (summary.total > 0 && summary.passing === summary.total) {
-      return finish(await completed(safety, deps));
+      return finish((await finalQualityCheck(ctx, iteration)) ?? (await completed(safety, deps)));
     }
     if (iteration >= lastAllowed) {
       return finish({
@@ -168,6 +180,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     }
     const story = nextStory(document.taskList);
     if (story === undefined) {
+      if (summary.parked.length > 0) return finish(parkedStop(summary.parked));
       const waiting = summary.blocked.map(
         (each) => `${each.id} (dependsOn ${each.dependsOn.join(', ')})`,
       );
@@ -182,13 +195,31 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     if (overBudget !== undefined) return finish(overBudget);
 
     iteration += 1;
-    const model = selectModel(story, document.taskList, options.models).model;
-    const prompt = buildPrompt(options.promptTemplate, story, {
-      taskList: shown(options.taskListFile),
-      progress: shown(paths.progress),
-      spec: options.hasSpec ? shown(paths.spec) : undefined,
-      specsDir: options.hasSpecsDir ? `${shown(paths.specsDir)}/` : undefined,
-    });
+    const chosen = selectModel(story, document.taskList, options.models).model;
+    const pivot = await pivotFor(ctx, story, chosen);
+    if (pivot !== undefined) {
+      await emit({
+        type: 'warning',
+        at: at(),
+        message: `${story.id} was rejected ${pivot.rejections} times: a fresh diagnosis${
+          pivot.model === chosen ? '' : ` on ${pivot.model ?? 'the default model'}`
+        }, led by the last failure`,
+      });
+    }
+    const model = pivot?.model ?? chosen;
+    const prompt =
+      (pivot?.lead ?? '') +
+      buildPrompt(
+        options.promptTemplate,
+        story,
+        {
+          taskList: shown(options.taskListFile),
+          progress: shown(paths.progress),
+          spec: options.hasSpec ? shown(paths.spec) : undefined,
+          specsDir: options.hasSpecsDir ? `${shown(paths.specsDir)}/` : undefined,
+        },
+        checksOf(story, options),
+      );
     await callUserHook(ctx, 'pre_iteration', iterationVariables(iteration, story));
     let outcome;
     try {
@@ -222,9 +253,29 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     if (outcome.kind === 'stop') return finish(outcome.stop);
     const tripped = breakerStop(safety.breaker());
     if (tripped !== undefined) return finish(tripped);
-    if (outcome.report.outcome === 'complete') return finish(await completed(safety, deps));
+    if (outcome.report.outcome === 'complete') {
+      return finish((await finalQualityCheck(ctx, iteration)) ?? (await completed(safety, deps)));
+    }
     await deps.clock.sleep(options.pauseMs, deps.signal);
   }
+}
+
+/** Every story that could still run is parked: the run ends, naming them and why. */
+function parkedStop(parked: readonly Story[]): Stop {
+  return {
+    state: 'ERROR',
+    reason: `parked stories: ${parked.map((each) => `${each.id} (${each.blocked ?? 'blocked'})`).join('; ')}`,
+    stopReason: 'blocked',
+    exitCode: 1,
+    hint: '`ralph evidence STORY` shows each rejection; fix what fails (or the story), remove its "blocked" field and run again.',
+  };
+}
+
+/** What ralph runs before it believes `story` is done, for the prompt to say. */
+function checksOf(story: Story, options: LoopOptions): string[] {
+  const verification = options.verification;
+  if (verification === undefined) return [];
+  return [...(story.verify ?? []), ...Object.values(verification.qualityChecks)];
 }
 
 function isAborted(signal: AbortSignal): boolean {

@@ -262,6 +262,42 @@ const completeNotBelieved = z.object({
   openStories: z.array(z.string()),
 });
 
+/** One check ralph ran on a claimed story, as events show it (evidence.jsonl has the full line). */
+const checkResultSchema = z.object({
+  kind: z.enum(['verify', 'quality', 'integrity']),
+  name: z.string().optional(),
+  command: z.string().optional(),
+  exitCode: z.number().optional(),
+  timedOut: z.boolean().optional(),
+  durationMs: z.number(),
+});
+
+/** The agent claimed a story, ralph's checks failed, and `passes` went back to false. */
+const storyRejected = z.object({
+  type: z.literal('story_rejected'),
+  at,
+  iteration: count,
+  story: storyRefSchema,
+  /** The check that failed (the first one; later ones did not run). */
+  failed: checkResultSchema,
+  /** Why, for a person: "`npm test` failed (exit 1)", "deleted test file a.test.js". */
+  reason: z.string(),
+  /** The tail of the failing command's output, or the integrity problems, one per line. */
+  outputTail: z.string(),
+  /** How often this story has been rejected in this loop directory, this time included. */
+  rejections: count.optional(),
+});
+
+/** The agent claimed a story and every check ralph ran on it passed. */
+const storyVerified = z.object({
+  type: z.literal('story_verified'),
+  at,
+  iteration: count,
+  story: storyRefSchema,
+  checks: z.array(checkResultSchema),
+  commit: z.string().optional(),
+});
+
 const warning = z.object({ type: z.literal('warning'), at, message: z.string() });
 
 const runFinished = z.object({
@@ -295,6 +331,8 @@ export const loopEventSchema = z.discriminatedUnion('type', [
   budgetExceeded,
   taskListRestored,
   completeNotBelieved,
+  storyRejected,
+  storyVerified,
   warning,
   runFinished,
 ]);

@@ -36,6 +36,47 @@ export interface LoopOptions {
   hasSpecsDir: boolean;
   /** Breaker, rate limit, budget, retries, usage limits, timeouts; DEFAULT_SAFETY when absent. */
   safety?: SafetySettings | undefined;
+  /** How claimed stories are verified (issue 12); none of it runs when absent. */
+  verification?: VerificationSettings | undefined;
+}
+
+/** What ralph checks before it believes a story the agent marked passing. */
+export interface VerificationSettings {
+  /** name → shell command, run after every claimed story's own `verify` and before COMPLETE. */
+  qualityChecks: Readonly<Record<string, string>>;
+  /** Per command; 0 means no limit. */
+  timeoutMs: number;
+  testIntegrity: boolean;
+  /** Globs, relative to the repository, of the test files integrity protects. */
+  testFiles: readonly string[];
+  /** Rejections after which the story's prompt leads with the failure, on a stronger model (0: never). */
+  pivotAfterRejections: number;
+  /** Rejections after which the story is parked and the loop moves on (0: never). */
+  parkAfterRejections: number;
+}
+
+/** How one check command ended. */
+export interface CheckRun {
+  /** undefined when a signal (the timeout) ended it or it could not start. */
+  exitCode: number | undefined;
+  timedOut: boolean;
+  durationMs: number;
+  /** The end of what it printed (stdout and stderr, interleaved as they came). */
+  output: string;
+}
+
+/**
+ * The port through which the engine runs the checks and reads git (src/run/check-runner.ts
+ * fills it; tests inject fakes), so core starts no process itself.
+ */
+export interface CheckRunner {
+  /** Runs `command` with bash in `cwd`, its process group killed past `timeoutMs` (0: none). */
+  shell(
+    command: string,
+    options: { cwd: string; timeoutMs: number; signal: AbortSignal },
+  ): Promise<CheckRun>;
+  /** git's stdout, or undefined when git failed (not a repository, no commit yet). */
+  git(args: readonly string[], cwd: string): Promise<string | undefined>;
 }
 
 /** A person's answer to "usage limit reached: wait for the reset or exit?". */
@@ -65,6 +106,11 @@ export interface LoopDependencies {
     ((question: UsageLimitQuestion, signal: AbortSignal) => Promise<UsageLimitAnswer>) | undefined;
   /** The person's hook scripts (`hooks/<point>.sh`); none are run without it. */
   hooks?: UserHookRunner | undefined;
+  /**
+   * Runs verification commands and git. Without it a claimed story that has checks to run is
+   * rejected (nothing ran them), and test integrity is not checked.
+   */
+  runCheck?: CheckRunner | undefined;
 }
 
 export interface LoopResult {

@@ -14,7 +14,13 @@ export interface PromptFiles {
  * already applied priority, ids and dependsOn), and the paths matter because loop directories
  * live in `.ralph/<branch>/`, not in the repository root the agent starts in.
  */
-export function buildPrompt(template: string, story: Story, files: PromptFiles): string {
+export function buildPrompt(
+  template: string,
+  story: Story,
+  files: PromptFiles,
+  /** The commands ralph runs before it believes the story is done (its verify, the quality checks). */
+  checks: readonly string[] = [],
+): string {
   const lines = [
     template.trimEnd(),
     '',
@@ -38,6 +44,14 @@ export function buildPrompt(template: string, story: Story, files: PromptFiles):
     lines.push('', 'Notes left by earlier iterations:', story.notes.trim());
   }
   if (story.specRef !== undefined) lines.push('', `Detailed spec: ${story.specRef}`);
+  if (checks.length > 0) {
+    // Said up front: an agent that knows its claim is checked runs the checks before claiming.
+    lines.push(
+      '',
+      'ralph verifies the story itself when you mark it passing: it runs these commands and sets "passes" back to false if any fails (or if tests were deleted, skipped or lost assertions):',
+      ...checks.map((command) => `- \`${command}\``),
+    );
+  }
   lines.push(
     '',
     'Files:',

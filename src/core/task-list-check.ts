@@ -29,6 +29,10 @@ const PLAN_FIELDS = [
   'dependsOn',
   'model',
   'mcpServers',
+  // The checks that judge the story: an agent weakening them would judge its own work.
+  'verify',
+  'allowTestChanges',
+  'blocked',
 ] as const;
 
 export function checkTaskListChange(before: TaskListDocument, afterText: string): TaskListCheck {

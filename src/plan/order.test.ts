@@ -178,7 +178,14 @@ describe('summarise', () => {
       passing: 4,
       next: undefined,
       blocked: [],
+      parked: [],
     });
+  });
+
+  it('skips parked stories and lists them', () => {
+    const taskList = list([story(0, 'T-1', { blocked: 'parked by ralph' }), story(1, 'T-2')]);
+    expect(nextStory(taskList)?.id).toBe('T-2');
+    expect(summarise(taskList).parked.map((each) => each.id)).toEqual(['T-1']);
   });
 
   it('lists blocked stories in order', () => {

@@ -44,6 +44,8 @@ export interface TaskListSummary {
   next: Story | undefined;
   /** Open stories waiting on a dependency that does not pass (or does not exist), in order. */
   blocked: Story[];
+  /** Open stories parked (`blocked` set: ralph gave up on them, or a person set it). */
+  parked: Story[];
 }
 
 export function summarise(taskList: TaskList): TaskListSummary {
@@ -54,6 +56,7 @@ export function summarise(taskList: TaskList): TaskListSummary {
     passing: taskList.stories.filter((story) => story.passes).length,
     next: ordered.find((story) => isReady(story, passing)),
     blocked: ordered.filter((story) => !story.passes && !dependenciesPass(story, passing)),
+    parked: ordered.filter((story) => !story.passes && story.blocked !== undefined),
   };
 }
 
@@ -62,7 +65,7 @@ function passingIds(taskList: TaskList): Set<string> {
 }
 
 function isReady(story: Story, passing: Set<string>): boolean {
-  return !story.passes && dependenciesPass(story, passing);
+  return !story.passes && story.blocked === undefined && dependenciesPass(story, passing);
 }
 
 /** A dependency on an id that does not exist never passes: a typo must not unblock a story. */

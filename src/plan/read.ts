@@ -182,6 +182,14 @@ function toStory(item: TaskListItem, index: number): Story {
     category: item.category,
     mcpServers: item.mcpServers,
     specRef: item.spec_ref,
+    verify: item.verify === undefined ? [] : [item.verify].flat(),
+    allowTestChanges: item.allowTestChanges ?? false,
+    blocked:
+      item.blocked === true
+        ? 'blocked'
+        : typeof item.blocked === 'string' && item.blocked !== ''
+          ? item.blocked
+          : undefined,
     amendment:
       amendment === undefined
         ? undefined

@@ -57,6 +57,22 @@ const commonItemFields = {
     .optional()
     .describe('MCP servers for this story: absent = your MCP config, [] = none'),
   amendment: amendmentSchema.optional().describe('Set when `ralph amend` added or changed it'),
+  verify: z
+    .union([z.string().min(1), z.array(z.string().min(1))])
+    .optional()
+    .describe(
+      'Shell command(s) ralph runs in the repository when the agent claims the story; all must exit 0 for it to pass',
+    ),
+  blocked: z
+    .union([z.string(), z.boolean()])
+    .optional()
+    .describe(
+      'Parked: the loop skips the story (ralph writes the reason after repeated rejections); remove it to try again',
+    ),
+  allowTestChanges: z
+    .boolean()
+    .optional()
+    .describe('true lets this story delete tests, skip them or remove assertions'),
 };
 
 export const prdStorySchema = z.looseObject({

@@ -43,6 +43,12 @@ export interface Story {
   /** undefined = the user's MCP config; [] = no MCP servers; names = only those. */
   mcpServers: string[] | undefined;
   specRef: string | undefined;
+  /** Commands ralph runs to verify the story (`verify`, one or a list); absent: none. */
+  verify?: string[] | undefined;
+  /** Why the story is parked (the loop skips it); undefined when it is not. */
+  blocked?: string | undefined;
+  /** The story may delete or skip tests and remove assertions (test integrity allows it). */
+  allowTestChanges?: boolean | undefined;
   amendment: StoryAmendment | undefined;
 }
 

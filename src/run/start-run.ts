@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { RUN_ID_VARIABLE, stopRunProcesses } from '../agents/orphans.js';
 import { runLoop, type LoopResult } from '../core/engine.js';
 import { scriptHooks } from '../hooks/script-hooks.js';
+import { checkRunner } from './check-runner.js';
 import { systemClock } from '../safety/clock.js';
 import { archiveLoop } from '../state/archive.js';
 import { acquireLock } from '../state/lock.js';
@@ -102,6 +103,8 @@ async function runGuarded(plan: RunPlan, runId: string, warnings: string[]): Pro
       signal,
       askUsageLimit: given.askUsageLimit,
       hooks: userHooks(plan, env, log),
+      // The checks get ralph's environment, like the hooks: not the agent's guard token.
+      runCheck: checkRunner({ env, processGroups }),
     });
     // Archive a feature once, when this run finished it: not again on every later run.
     const finishedNow = result.iterations > (resume?.iteration ?? lastIteration);

@@ -56,10 +56,12 @@ function environmentCell(key: ConfigKey): string {
   const how =
     key.kind === 'list'
       ? ' (comma-separated)'
-      : type.def.type === 'enum'
-        ? ` (${(type as z.ZodEnum).options.join(', ')})`
-        : key.kind === 'boolean'
-          ? ' (true or false)'
-          : '';
+      : key.kind === 'map'
+        ? ' (a JSON object)'
+        : type.def.type === 'enum'
+          ? ` (${(type as z.ZodEnum).options.join(', ')})`
+          : key.kind === 'boolean'
+            ? ' (true or false)'
+            : '';
   return `${names.join(' or ')}${how}`;
 }

@@ -1,3 +1,4 @@
+import { DEFAULT_TEST_FILE_GLOBS } from './verify-config-schema.js';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import {
@@ -39,6 +40,14 @@ describe('config schema', () => {
         firstBackoffMinutes: 5,
         maxBackoffMinutes: 60,
         askTimeoutSeconds: 30,
+      },
+      qualityChecks: {},
+      verify: {
+        timeoutSeconds: 600,
+        testIntegrity: true,
+        testFiles: [...DEFAULT_TEST_FILE_GLOBS],
+        pivotAfterRejections: 2,
+        parkAfterRejections: 4,
       },
       guard: { enabled: true },
       notify: { desktop: true, bell: true },
@@ -144,6 +153,12 @@ describe('CONFIG_KEYS', () => {
       ['usageLimit.firstBackoffMinutes', 'number', 'RALPH_USAGE_LIMIT_FIRST_BACKOFF_MINUTES'],
       ['usageLimit.maxBackoffMinutes', 'number', 'RALPH_USAGE_LIMIT_MAX_BACKOFF_MINUTES'],
       ['usageLimit.askTimeoutSeconds', 'number', 'RALPH_USAGE_LIMIT_ASK_TIMEOUT_SECONDS'],
+      ['qualityChecks', 'map', 'RALPH_QUALITY_CHECKS'],
+      ['verify.timeoutSeconds', 'number', 'RALPH_VERIFY_TIMEOUT_SECONDS'],
+      ['verify.testIntegrity', 'boolean', 'RALPH_VERIFY_TEST_INTEGRITY'],
+      ['verify.testFiles', 'list', 'RALPH_VERIFY_TEST_FILES'],
+      ['verify.pivotAfterRejections', 'number', 'RALPH_VERIFY_PIVOT_AFTER_REJECTIONS'],
+      ['verify.parkAfterRejections', 'number', 'RALPH_VERIFY_PARK_AFTER_REJECTIONS'],
       ['guard.enabled', 'boolean', 'RALPH_GUARD_ENABLED'],
       ['guard.network', 'string', 'RALPH_GUARD_NETWORK'],
       ['guard.allowCommands', 'list', 'RALPH_GUARD_ALLOW_COMMANDS'],

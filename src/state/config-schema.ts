@@ -20,6 +20,7 @@ import { GUARD_SETTINGS } from './guard-config-schema.js';
 import { HOOKS_SETTINGS } from './hooks-config-schema.js';
 import { NOTIFY_SETTINGS } from './notify-config-schema.js';
 import { SAFETY_SETTINGS } from './safety-config-schema.js';
+import { QUALITY_CHECKS_SETTING, VERIFY_SETTINGS } from './verify-config-schema.js';
 
 /**
  * The settings of config.yaml (design.md §4), as one table: each key's zod type, requirement
@@ -105,6 +106,8 @@ export const CONFIG_TABLE = {
     }),
   }),
   ...SAFETY_SETTINGS,
+  qualityChecks: QUALITY_CHECKS_SETTING,
+  verify: VERIFY_SETTINGS,
   guard: GUARD_SETTINGS,
   notify: NOTIFY_SETTINGS,
   hooks: HOOKS_SETTINGS,
@@ -120,7 +123,7 @@ export const configSchema = resolvedSchemaOf(CONFIG_TABLE);
 export type Config = z.output<typeof configSchema>;
 export type Profile = (typeof PROFILES)[number];
 
-export type LeafKind = 'number' | 'boolean' | 'string' | 'list';
+export type LeafKind = 'number' | 'boolean' | 'string' | 'list' | 'map';
 
 export interface ConfigKey {
   /** Dotted key path, e.g. `agents.claude.command`. */
@@ -138,6 +141,13 @@ export const CONFIG_KEYS: readonly ConfigKey[] = collectKeys(CONFIG_TABLE, []);
 /** Older or shorter names for an environment variable (design.md §4: RALPH_<AGENT>_BIN). */
 export const CONFIG_ENV_ALIASES: Readonly<Record<string, string>> = Object.fromEntries(
   CONFIG_KEYS.flatMap((key) => (key.setting.envAliases ?? []).map((alias) => [alias, key.path])),
+);
+
+/** File spellings of top-level keys (`quality_checks`) → the key they stand for. */
+export const CONFIG_FILE_ALIASES: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(CONFIG_TABLE).flatMap(([key, entry]: [string, Setting | Section]) =>
+    isSection(entry) ? [] : (entry.fileAliases ?? []).map((alias) => [alias, key]),
+  ),
 );
 
 /**
@@ -175,6 +185,7 @@ function collectRequirements(table: Table, segments: string[]): [string, string]
 function leafKind(schema: z.ZodType): LeafKind {
   const type = schema.def.type;
   if (type === 'number' || type === 'boolean') return type;
+  if (type === 'record') return 'map';
   return type === 'array' ? 'list' : 'string';
 }
 
@@ -205,11 +216,16 @@ export function explainIssue(
           : `Did you mean "${suggestion}"?`,
     };
   }
-  const requirement = CONFIG_REQUIREMENTS[path];
+  // A map's entry (qualityChecks.test) is judged by the map's own requirement.
+  const owner = path
+    .split('.')
+    .map((_, index, parts) => parts.slice(0, parts.length - index).join('.'))
+    .find((candidate) => CONFIG_REQUIREMENTS[candidate] !== undefined);
+  const requirement = owner === undefined ? undefined : CONFIG_REQUIREMENTS[owner];
   const shown = value === undefined ? 'nothing' : JSON.stringify(value);
   return {
     problem: `invalid value ${shown.length > 60 ? `${shown.slice(0, 57)}...` : shown} for ${path}`,
-    hint: requirement === undefined ? issue.message : `${path} must be ${requirement}.`,
+    hint: requirement === undefined ? issue.message : `${owner ?? path} must be ${requirement}.`,
   };
 }
 

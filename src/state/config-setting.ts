@@ -26,6 +26,11 @@ export interface Setting<T extends z.ZodType = z.ZodType> {
   readonly zeroMeans?: string | undefined;
   /** Further environment variables for this key, besides RALPH_<PATH>. */
   readonly envAliases?: readonly string[] | undefined;
+  /**
+   * Other spellings of the key in a config file (Ralph Hybrid's snake_case `quality_checks`),
+   * read as this key; a file that sets both is refused.
+   */
+  readonly fileAliases?: readonly string[] | undefined;
 }
 
 /** A mapping of settings (`circuitBreaker: {…}`). */
@@ -93,6 +98,13 @@ export const text = <S extends Spec<z.ZodString> & { requirement: string }>(spec
 
 export const list = <S extends Spec<z.ZodArray<z.ZodString>> & { requirement: string }>(spec: S) =>
   setting(z.array(z.string().min(1)), spec);
+
+/** Name → shell command (`qualityChecks: {test: "npm test"}`). */
+export const commandMap = <S extends Spec<z.ZodRecord<z.ZodString, z.ZodString>>>(spec: S) =>
+  setting(z.record(z.string().min(1), z.string().min(1)), {
+    requirement: 'a mapping of names to shell commands (name: command)',
+    ...spec,
+  });
 
 export function isSection(entry: Setting | Section): entry is Section {
   return 'section' in entry;

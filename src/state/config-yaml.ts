@@ -3,7 +3,13 @@ import type { Document, Node as YamlNode } from 'yaml';
 import type * as z from 'zod';
 import { RalphError, type SourceLocation } from '../util/errors.js';
 import { configError, getIn, isPlainObject, withoutNulls } from './config-problems.js';
-import { configFileSchema, explainIssue, keyPathOf, splitUnknownKeys } from './config-schema.js';
+import {
+  CONFIG_FILE_ALIASES,
+  configFileSchema,
+  explainIssue,
+  keyPathOf,
+  splitUnknownKeys,
+} from './config-schema.js';
 import type { ConfigFile } from './config-schema.js';
 
 // The YAML side of config.ts, in a module of its own: config.ts imports it only once a config
@@ -39,7 +45,7 @@ export function parseConfigYaml(
       location: { file, line: 1, column: 1 },
     });
   }
-  const parsed = configFileSchema.safeParse(data);
+  const parsed = configFileSchema.safeParse(withAliasesFolded(data, file));
   if (parsed.success) return { settings: parsed.data, warnings };
   const problems = splitUnknownKeys(parsed.error.issues).map((issue) => {
     const location = locateIssue(issue, doc, lineCounter, file);
@@ -48,6 +54,23 @@ export function parseConfigYaml(
   });
   problems.sort((a, b) => (a.location.line ?? 0) - (b.location.line ?? 0));
   throw configError(problems);
+}
+
+/** `quality_checks:` is read as `qualityChecks:`; both in one file is a mistake to point out. */
+function withAliasesFolded(data: Record<string, unknown>, file: string): Record<string, unknown> {
+  const aliases = Object.keys(data).filter((key) => key in CONFIG_FILE_ALIASES);
+  for (const alias of aliases) {
+    const key = CONFIG_FILE_ALIASES[alias] ?? alias;
+    if (key in data) {
+      throw new RalphError('INVALID_CONFIG', `${file}: both ${alias} and ${key} are set`, {
+        hint: `${alias} is another spelling of ${key}: keep one of them.`,
+        location: { file, field: alias },
+      });
+    }
+  }
+  return Object.fromEntries(
+    Object.entries(data).map(([key, value]) => [CONFIG_FILE_ALIASES[key] ?? key, value]),
+  );
 }
 
 function locateIssue(

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RalphError } from '../util/errors.js';
 import { configFromEnv, loadConfig } from './config.js';
+import { parseConfigYaml } from './config-yaml.js';
 
 const created: string[] = [];
 afterAll(async () => {
@@ -208,6 +209,36 @@ describe('configFromEnv', () => {
     expect(error.message).toBe(
       'environment variable RALPH_MAX_ITERATIONS: invalid value 0 for maxIterations\n' +
         '  environment variable RALPH_PROFILE: invalid value "x" for profile',
+    );
+  });
+});
+
+describe('quality checks and verification settings (issue 12)', () => {
+  const file = '/repo/.ralph/config.yaml';
+
+  it('reads quality_checks, the Ralph Hybrid spelling, as qualityChecks', () => {
+    const yaml = 'quality_checks:\n  backend: pytest tests/\n  frontend: pnpm check\n';
+    expect(parseConfigYaml(yaml, file).settings).toEqual({
+      qualityChecks: { backend: 'pytest tests/', frontend: 'pnpm check' },
+    });
+  });
+
+  it('refuses a file that sets both spellings, and a check that is not a command', () => {
+    expect(() =>
+      parseConfigYaml('quality_checks:\n  a: x\nqualityChecks:\n  b: y\n', file),
+    ).toThrow(/both quality_checks and qualityChecks are set/);
+    expect(() => parseConfigYaml('qualityChecks:\n  test: 3\n', file)).toThrow(
+      expect.objectContaining({
+        hint: 'qualityChecks must be a mapping of names to shell commands (name: command).',
+      }),
+    );
+  });
+
+  it('takes RALPH_QUALITY_CHECKS as a JSON object, and has verify defaults', () => {
+    const { settings } = configFromEnv({ RALPH_QUALITY_CHECKS: '{"test":"npm test"}' });
+    expect(settings).toEqual({ qualityChecks: { test: 'npm test' } });
+    expect(() => configFromEnv({ RALPH_QUALITY_CHECKS: 'npm test' })).toThrow(
+      /RALPH_QUALITY_CHECKS/,
     );
   });
 });

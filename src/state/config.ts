@@ -161,6 +161,12 @@ function coerce(key: ConfigKey, variable: string, raw: string): unknown {
       return Number(raw);
     case 'string':
       return raw;
+    case 'map':
+      try {
+        return JSON.parse(raw) as unknown;
+      } catch {
+        throw invalid();
+      }
   }
 }
 

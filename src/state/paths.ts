@@ -36,6 +36,8 @@ export interface LoopPaths {
   memories: string;
   status: string;
   events: string;
+  /** One line per check ralph ran to verify a story (evidence-log.ts). */
+  evidence: string;
   /** The safety policies' state: circuit breaker, rate window, costs, a pending usage-limit wait. */
   safety: string;
   logsDir: string;
@@ -78,6 +80,7 @@ export function loopPaths(dir: string): LoopPaths {
     memories: join(root, 'memories.md'),
     status: join(root, 'status.json'),
     events: join(root, 'events.jsonl'),
+    evidence: join(root, 'evidence.jsonl'),
     safety: join(root, 'safety.json'),
     logsDir,
     iterationLog(iteration, attempt) {
@@ -116,6 +119,7 @@ export function loopControlPaths(paths: LoopPaths): string[] {
     paths.logsDir,
     paths.status,
     paths.events,
+    paths.evidence,
     paths.safety,
     paths.lock,
   ];

@@ -31,6 +31,7 @@ export const STOP_REASONS = [
   'fatal',
   'invalid_input',
   'interrupted',
+  'verification_failed',
 ] as const;
 
 /** What ralph waits for: the hourly call/token window, a usage-limit reset, a retry backoff. */

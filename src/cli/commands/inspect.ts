@@ -1,8 +1,9 @@
 import { Command } from '@commander-js/extra-typings';
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { summariseLog } from '../../agents/claude/inspect-log.js';
 import { detectCompletion } from '../../core/completion.js';
+import { readEvidence, type EvidenceEntry } from '../../state/evidence-log.js';
 import { RalphError } from '../../util/errors.js';
 import { classifyLog } from './inspect-classify.js';
 import { writeLine, type CliContext, type SetExitCode } from '../context.js';
@@ -16,7 +17,8 @@ export function inspectCommand(context: CliContext, setExitCode: SetExitCode) {
         'turns, cost, tokens, error state, tool calls, the final message and the completion\n' +
         'signal ralph found in it, and how the safety policies classify the run (usage limit with\n' +
         'its reset time, transient, fatal, timeout, or none) and why — "why did iteration 7 end\n' +
-        'like that?"',
+        'like that?" — and, for a log in a loop directory, how ralph verified what the iteration\n' +
+        'claimed (evidence.jsonl).',
     )
     .argument('<log>', 'an iteration log file (Claude Code stream-json)')
     .option('--json', 'print the summary as JSON')
@@ -52,6 +54,7 @@ export function inspectCommand(context: CliContext, setExitCode: SetExitCode) {
           finalText: summary.finalText ?? null,
           completionSignal: detectCompletion(summary.finalText) ?? null,
           classification: await classifyLog(file, summary),
+          verification: await iterationEvidence(file),
         };
         if (json) {
           writeJson(context, report);
@@ -107,10 +110,31 @@ export function inspectCommand(context: CliContext, setExitCode: SetExitCode) {
         if (verdict.basis === 'log only') {
           row('', '(from the log alone: no events.jsonl entry gave the exit code)');
         }
+        for (const entry of report.verification) {
+          const what = entry.command ?? entry.name ?? entry.kind;
+          const how =
+            entry.exitCode === undefined
+              ? entry.timedOut === true
+                ? 'timed out'
+                : ''
+              : `exit ${entry.exitCode}`;
+          row(
+            'Verified:',
+            `${entry.storyId} ${entry.verdict}: ${entry.kind} ${what}${how === '' ? '' : ` (${how})`}`,
+          );
+        }
         writeLine(out, 'Final message:');
         writeLine(out, (report.finalText ?? '(none)').replace(/^/gm, '  '));
       } catch (error) {
         setExitCode(reportError(error, context, json));
       }
     });
+}
+
+/** The checks ralph ran on what the log's iteration claimed: logs/ sits in the loop directory. */
+async function iterationEvidence(file: string): Promise<EvidenceEntry[]> {
+  const iteration = /^iteration-(\d+)-attempt-\d+\.jsonl$/.exec(basename(file))?.[1];
+  if (iteration === undefined) return [];
+  const entries = await readEvidence(dirname(dirname(file))).catch(() => []);
+  return entries.filter((entry) => entry.iteration === Number(iteration));
 }

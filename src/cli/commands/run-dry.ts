@@ -33,14 +33,26 @@ export async function printDryRun(
     model: story === undefined ? null : selectModel(story, document.taskList, options.models),
     promptBytes: 0,
     command: null as { command: string; args: string[] } | null,
+    // What ralph would run before believing the next story's claim.
+    verification: {
+      verify: story?.verify ?? [],
+      qualityChecks: options.verification?.qualityChecks ?? {},
+      testIntegrity: options.verification?.testIntegrity ?? false,
+      timeoutMs: options.verification?.timeoutMs ?? 0,
+    },
   };
   if (story !== undefined && plan.model !== null) {
-    const prompt = buildPrompt(options.promptTemplate, story, {
-      taskList: shown(options.taskListFile),
-      progress: shown(paths.progress),
-      spec: options.hasSpec ? shown(paths.spec) : undefined,
-      specsDir: options.hasSpecsDir ? `${shown(paths.specsDir)}/` : undefined,
-    });
+    const prompt = buildPrompt(
+      options.promptTemplate,
+      story,
+      {
+        taskList: shown(options.taskListFile),
+        progress: shown(paths.progress),
+        spec: options.hasSpec ? shown(paths.spec) : undefined,
+        specsDir: options.hasSpecsDir ? `${shown(paths.specsDir)}/` : undefined,
+      },
+      [...plan.verification.verify, ...Object.values(plan.verification.qualityChecks)],
+    );
     plan.promptBytes = Buffer.byteLength(prompt);
     const line = agent.commandLine({
       prompt,
@@ -84,6 +96,7 @@ export async function printDryRun(
     out,
     `Model:          ${plan.model.model ?? "(the agent's default)"} (from ${plan.model.source})`,
   );
+  writeLine(out, `Verified by:    ${verificationLine(plan.verification)}`);
   writeLine(out, `Prompt:         ${plan.promptBytes} bytes from ${prepared.promptSource}`);
   writeLine(
     out,
@@ -93,4 +106,17 @@ export async function printDryRun(
 
 function quote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+function verificationLine(plan: {
+  verify: readonly string[];
+  qualityChecks: Readonly<Record<string, string>>;
+  testIntegrity: boolean;
+}): string {
+  const parts = [
+    ...(plan.testIntegrity ? ['the test-integrity scan'] : []),
+    ...plan.verify.map((command) => `\`${command}\``),
+    ...Object.entries(plan.qualityChecks).map(([name, command]) => `${name} (\`${command}\`)`),
+  ];
+  return parts.length === 0 ? 'nothing: no verify or quality checks' : parts.join(', then ');
 }

@@ -3,6 +3,7 @@ import { relative } from 'node:path';
 import { summarise } from '../../plan/order.js';
 import { readTaskListFile } from '../../plan/read.js';
 import type { Story } from '../../plan/types.js';
+import { latestVerifications, readEvidence } from '../../state/evidence-log.js';
 import { readLock } from '../../state/lock.js';
 import { requireTaskListFile, resolveLoopDir } from '../../state/paths.js';
 import { readStatus } from '../../state/status.js';
@@ -19,7 +20,8 @@ export function statusCommand(context: CliContext, setExitCode: SetExitCode) {
       'Show where a loop stands: stories total and passing, the next story (priority, then id,\n' +
         'then file order; stories waiting on dependsOn are skipped), blocked stories, and the\n' +
         "last run's state from status.json, its cost and tokens (per run and per story), the\n" +
-        'circuit breaker, and any wait (usage limit, rate limit) with its countdown.',
+        'circuit breaker, any wait (usage limit, rate limit) with its countdown, and when and how\n' +
+        'ralph verified each story (`ralph evidence` has the details).',
     )
     .argument('[dir]', 'loop directory (default: .ralph/<git branch>/)')
     .option('--json', 'print the status as JSON')
@@ -59,6 +61,11 @@ export function statusCommand(context: CliContext, setExitCode: SetExitCode) {
             ...brief(story),
             waitingOn: story.dependsOn,
           })),
+          verification: verificationOf(
+            document.taskList.stories,
+            latestVerifications(await readEvidence(resolved.dir)),
+          ),
+          parked: summary.parked.map((story) => ({ ...brief(story), reason: story.blocked })),
           lastRun: status ?? null,
           runningPid: lock?.alive === true ? (lock.holder?.pid ?? null) : null,
           safety,
@@ -79,8 +86,14 @@ export function statusCommand(context: CliContext, setExitCode: SetExitCode) {
           out,
           `Next story:     ${next === undefined ? '(none)' : `${next.id} ${next.title}`}`,
         );
+        for (const story of summary.parked) {
+          writeLine(out, `Parked:         ${story.id}: ${story.blocked ?? 'blocked'}`);
+        }
         for (const story of summary.blocked) {
           writeLine(out, `Blocked:        ${story.id} waits on ${story.dependsOn.join(', ')}`);
+        }
+        for (const each of report.verification) {
+          writeLine(out, `Verified:       ${verificationLine(each)}`);
         }
         if (status === undefined) {
           writeLine(out, 'Last run:       none yet');
@@ -104,4 +117,51 @@ export function statusCommand(context: CliContext, setExitCode: SetExitCode) {
 
 function brief(story: Story): { id: string; title: string; priority: number | null } {
   return { id: story.id, title: story.title, priority: story.priority ?? null };
+}
+
+type Verification = ReturnType<typeof latestVerifications>[number];
+
+interface StoryVerificationReport {
+  id: string;
+  passes: boolean;
+  /** pass / fail / unchecked: the latest verification; none: ralph never verified it. */
+  verdict: Verification['verdict'] | 'none';
+  at: string | null;
+  iteration: number | null;
+  commit: string | null;
+  checks: string[];
+}
+
+/** Each story with evidence, and each passing story without: "how do we know it is done?" */
+function verificationOf(
+  stories: readonly Story[],
+  latest: readonly Verification[],
+): StoryVerificationReport[] {
+  return stories.flatMap((story) => {
+    const found = latest.find((each) => each.storyId === story.id);
+    if (found === undefined && !story.passes) return [];
+    return [
+      {
+        id: story.id,
+        passes: story.passes,
+        verdict: found?.verdict ?? 'none',
+        at: found?.at ?? null,
+        iteration: found?.iteration ?? null,
+        commit: found?.commit ?? null,
+        checks: (found?.checks ?? [])
+          .filter((check) => check.kind !== 'unchecked')
+          .map((check) => check.command ?? check.name ?? check.kind),
+      },
+    ];
+  });
+}
+
+function verificationLine(each: StoryVerificationReport): string {
+  if (each.verdict === 'none') return `${each.id} passes, but ralph has not verified it`;
+  const when = `iteration ${each.iteration ?? '?'}, ${each.at ?? '?'}${
+    each.commit === null ? '' : `, commit ${each.commit.slice(0, 12)}`
+  }`;
+  if (each.verdict === 'unchecked') return `${each.id} accepted without checks (${when})`;
+  const word = each.verdict === 'pass' ? 'verified' : 'rejected';
+  return `${each.id} ${word} (${when}): ${each.checks.join(', ')}`;
 }

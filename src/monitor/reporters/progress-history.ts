@@ -45,6 +45,12 @@ export function progressHistoryReporter(progressFile: string): Reporter {
             )}${event.kept.length > 0 ? ` (kept: ${event.kept.join(', ')})` : ''}\n\n`,
           );
           return;
+        case 'story_rejected':
+          // Under the story's own heading, so the next iteration's agent reads why it was refused.
+          await append(
+            `\n### ${event.story.id} rejected by ralph (iteration ${event.iteration})\n\nralph set passes back to false: ${event.reason}. Fix this before claiming ${event.story.id} again.\n\n\`\`\`\n${event.outputTail.trimEnd()}\n\`\`\`\n`,
+          );
+          return;
         case 'breaker_changed':
           await append(
             `\nralph: ${event.at}: circuit breaker ${event.from} → ${event.to}: ${event.reason}\n`,

@@ -57,6 +57,13 @@ function render(event: LoopEvent, verbose: boolean): string | undefined {
       return `  ⚠ the agent changed the task list beyond passes/notes; restored: ${event.problems.join('; ')}`;
     case 'complete_not_believed':
       return `  ⚠ the agent printed COMPLETE but ${event.openStories.join(', ')} still open: not believed`;
+    case 'story_rejected':
+      return `  ✗ ${event.story.id} rejected by ralph: ${event.reason}; passes set back to false`;
+    case 'story_verified':
+      return `  ✓ ${event.story.id} verified by ralph: ${
+        event.checks.map((check) => check.command ?? check.name ?? check.kind).join(', ') ||
+        'no checks configured'
+      }`;
     case 'warning':
       return `  ⚠ ${event.message}`;
     case 'run_finished':

@@ -86,6 +86,16 @@ export function describeEvent(event: MonitorEvent, textMax = 200): EventLine {
         kind: 'warn',
         text: `⚠ COMPLETE not believed: ${event.openStories.join(', ')} still open`,
       };
+    case 'story_rejected':
+      return {
+        kind: 'bad',
+        text: `✗ ${event.story.id} rejected by ralph: ${oneLine(event.reason, 200)}`,
+      };
+    case 'story_verified':
+      return {
+        kind: 'good',
+        text: `✓ ${event.story.id} verified by ralph (${event.checks.length} check${event.checks.length === 1 ? '' : 's'})`,
+      };
     case 'warning':
       return { kind: 'warn', text: `⚠ ${oneLine(event.message, 200)}` };
     case 'run_finished':

@@ -125,9 +125,10 @@ function renderStories(snapshot) {
   const working = v.current && v.current.storyId;
   $('stories').tBodies[0].replaceChildren(...all.map((story) => {
     const stat = stats.get(story.id) || { attempts: 0, durationMs: 0, costUsd: 0 };
-    const status = story.passes || stat.passing ? 'passing' : story.id === working ? 'working' : 'open';
+    const status = story.passes || stat.passing ? 'passing' : story.parked ? 'parked' : story.id === working ? 'working' : 'open';
     const row = el('tr', {},
-      el('td', {}, el('div', { textContent: story.id }), el('div', { className: 'title', textContent: story.title })),
+      el('td', {}, el('div', { textContent: story.id }), el('div', { className: 'title', textContent: story.title }),
+        el('div', { className: 'title verification', textContent: story.verification || '' })),
       el('td', { className: status, textContent: status }),
       el('td', { className: 'num', textContent: String(stat.attempts) }),
       el('td', { className: 'num', textContent: stat.durationMs ? duration(stat.durationMs) : '-' }),

@@ -1,4 +1,5 @@
 import { readTaskListFile } from '../../plan/read.js';
+import { latestVerifications, readEvidence } from '../../state/evidence-log.js';
 import { findTaskListFile } from '../../state/paths.js';
 import { countEvents, followEvents } from '../event-stream.js';
 import { eventTypeOf, type SequencedEvent } from '../events.js';
@@ -6,6 +7,7 @@ import { derive, type Derived } from '../view/derive.js';
 import { describeEvent, type EventLine } from '../view/describe.js';
 import { watchLiveness, withLiveness } from '../liveness.js';
 import { initialView, reduceAll, type IterationRow, type MonitorView } from '../view/reducer.js';
+import { verificationText } from '../view/verification.js';
 import { timelineSvg } from './chart.js';
 
 /**
@@ -24,6 +26,10 @@ export interface StoryInfo {
   id: string;
   title: string;
   passes: boolean;
+  /** Parked: ralph gave up on it (or a person set `blocked`). */
+  parked: boolean;
+  /** How ralph verified it, or why it refused it ('' when nothing happened yet). */
+  verification: string;
 }
 
 export interface Snapshot {
@@ -52,6 +58,8 @@ const STORY_EVENTS = new Set([
   'run_started',
   'run_finished',
   'task_list_restored',
+  'story_rejected',
+  'story_verified',
 ]);
 /** Events a new client (no Last-Event-ID) gets for its event pane. */
 export const NEW_CLIENT_TAIL = 200;
@@ -79,10 +87,16 @@ export function createLoopFeed(
     if (found === undefined) return;
     const document = await readTaskListFile(found.path).catch(() => undefined);
     if (document === undefined) return; // mid-write by the agent: the next event reads it again
+    const latest = latestVerifications(await readEvidence(loopDir).catch(() => []));
     taskStories = document.taskList.stories.map((story) => ({
       id: story.id,
       title: story.title,
       passes: story.passes,
+      parked: story.blocked !== undefined,
+      verification: verificationText(
+        latest.find((each) => each.storyId === story.id),
+        story,
+      ),
     }));
   };
 

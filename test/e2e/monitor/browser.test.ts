@@ -138,6 +138,10 @@ describeNeeding(CHROMIUM_NEEDED, 'web dashboard in chromium', () => {
     for (const [i, id] of ['STORY-001', 'STORY-002', 'STORY-003'].entries()) {
       const cells = page.locator(`#stories tbody tr[data-story="${id}"] td`);
       expect(await cells.nth(1).textContent()).toBe('passing');
+      // How ralph knows it is done: here no checks are configured, and the table says so.
+      expect(await cells.nth(0).locator('.verification').textContent()).toBe(
+        `accepted in iteration ${i + 1} without checks`,
+      );
       expect(await cells.nth(2).textContent()).toBe('1');
       expect(await cells.nth(3).textContent()).toMatch(/^\d+s$/);
       expect(await cells.nth(4).textContent()).toBe(costs[i]);
