@@ -38,6 +38,13 @@ describe('findTestTampering', () => {
     ]);
   });
 
+  it('reports a test renamed to a name no test runner picks up', () => {
+    const nameStatus = 'R100\ttest/mul.test.js\tnotes/mul.fixture.txt\n';
+    expect(findTestTampering(diff({ nameStatus }), GLOBS)).toEqual([
+      'moved test file test/mul.test.js out of the tests (to notes/mul.fixture.txt)',
+    ]);
+  });
+
   it.each([
     ['test/a.test.js', "it.skip('adds', () => {"],
     ['src/a.spec.ts', "test.only('adds', () => {"],

@@ -71,7 +71,22 @@ export async function readTestDiff(
 ): Promise<TestDiff | undefined> {
   const [nameStatus, patch, others, top] = await Promise.all([
     runner.git(['diff', '-M', '--name-status', '--no-color', start.commit, '--'], cwd),
-    runner.git(['diff', '-M', '-U0', '--no-color', '--no-ext-diff', start.commit, '--'], cwd),
+    // --text and --no-textconv: a .gitattributes the agent wrote (`-diff`, a textconv) must not
+    // hide the lines of a test file behind "Binary files differ".
+    runner.git(
+      [
+        'diff',
+        '-M',
+        '-U0',
+        '--no-color',
+        '--no-ext-diff',
+        '--text',
+        '--no-textconv',
+        start.commit,
+        '--',
+      ],
+      cwd,
+    ),
     runner.git(UNTRACKED, cwd),
     runner.git(['rev-parse', '--show-toplevel'], cwd),
   ]);
@@ -100,6 +115,12 @@ export function findTestTampering(diff: TestDiff, globs: readonly string[]): str
     const [status, path] = line.split('\t');
     if (status === 'D' && path !== undefined && isTest(path)) {
       problems.push(`deleted test file ${path}`);
+    }
+    // A test renamed to a name the runner does not pick up is a deleted test.
+    const renamedTo = line.split('\t')[2];
+    if (status?.startsWith('R') === true && path !== undefined && renamedTo !== undefined) {
+      if (isTest(path) && !isTest(renamedTo))
+        problems.push(`moved test file ${path} out of the tests (to ${renamedTo})`);
     }
   }
   const lines = patchLines(diff.patch);

@@ -28,6 +28,10 @@ export const DEFAULT_TEST_FILE_GLOBS: readonly string[] = [
   '**/*.test.{js,jsx,ts,tsx,mjs,cjs,mts,cts}',
   '**/*.spec.{js,jsx,ts,tsx,mjs,cjs,mts,cts}',
   '**/__tests__/**',
+  // node --test's own defaults, besides *.test.*: *-test.*, *_test.*, test-*.*, test.*
+  '**/*{-,_}test.{js,ts,mjs,cjs,mts,cts}',
+  '**/test-*.{js,ts,mjs,cjs,mts,cts}',
+  '**/test.{js,ts,mjs,cjs,mts,cts}',
   '**/test/**/*.{js,ts,mjs,cjs}',
   '**/tests/**/*.{js,ts,mjs,cjs}',
   '**/test_*.py',
