@@ -7,6 +7,11 @@ import { basename, dirname, join } from 'node:path';
  * crash leaves at worst a stray temp file: write a temp file in the same folder (rename is only
  * atomic within one filesystem), fsync it, rename it over the target, then fsync the folder so
  * the rename itself survives a power loss.
+ *
+ * Safe in folders the agent can write: the temp file is created with O_EXCL ('wx'), which fails
+ * on any existing name, a planted link included, instead of following it; and rename replaces
+ * a symbolic or hard link at `path` with the new file rather than writing into what it points
+ * to. The folder itself is followed: it is the person's choice (see state/no-follow.ts).
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   const dir = dirname(path);

@@ -1,0 +1,123 @@
+import { closeSync, constants, fstatSync, openSync, writeSync } from 'node:fs';
+import type { Stats } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { RalphError } from '../util/errors.js';
+
+/**
+ * Opening the files ralph appends to, rewrites in place or reads back to rewrite, in folders the
+ * agent can write (progress.txt, events.jsonl, the iteration logs, the audit log, the task list).
+ * The agent may have swapped such a file for a symbolic link (to ~/.bashrc, say), a hard link,
+ * a FIFO or a device: ralph must never write through it, and never hang on it.
+ *
+ * - O_NOFOLLOW: a symbolic link as the last component fails to open (ELOOP) instead of being
+ *   followed; the folders above are the person's choice and are followed.
+ * - O_NONBLOCK: opening a FIFO returns at once instead of waiting for a peer forever.
+ * - fstat after the open, on the descriptor itself (no race with a later swap): anything but a
+ *   regular file with one link is refused. A hard link to a victim is an ordinary regular file
+ *   to O_NOFOLLOW, and only its link count gives it away.
+ * - A rewrite truncates only after that check (O_TRUNC at open would empty a hard-linked victim).
+ *
+ * Whole-file replacements go through writeFileAtomic, whose rename replaces a link rather than
+ * writing through it.
+ */
+
+const { O_APPEND, O_CREAT, O_NOFOLLOW, O_NONBLOCK, O_RDONLY, O_WRONLY } = constants;
+
+export const APPEND_FLAGS = O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK;
+const WRITE_FLAGS = O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK;
+const READ_FLAGS = O_RDONLY | O_NOFOLLOW | O_NONBLOCK;
+
+/** The typed error for a file ralph refuses to touch; `code` is always UNSAFE_FILE. */
+export function unsafeFileError(path: string, what: string, cause?: unknown): RalphError {
+  return new RalphError(
+    'UNSAFE_FILE',
+    `ralph refused to use ${path}: it is ${what}, not a regular file of its own`,
+    {
+      location: { file: path },
+      hint: `ralph never writes through links: remove ${path} (\`rm ${path}\`), check what it pointed to, and ralph creates a fresh file`,
+      exitCode: 1,
+      cause,
+    },
+  );
+}
+
+export function isUnsafeFileError(error: unknown): error is RalphError {
+  return error instanceof RalphError && error.code === 'UNSAFE_FILE';
+}
+
+/** Opens `path` for appending, creating it if needed (mode 0644). */
+export async function openForAppend(path: string): Promise<FileHandle> {
+  return openChecked(path, APPEND_FLAGS);
+}
+
+/** Opens `path` for writing from the start: checked first, then truncated. */
+export async function openForRewrite(path: string): Promise<FileHandle> {
+  const handle = await openChecked(path, WRITE_FLAGS);
+  try {
+    await handle.truncate(0);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  return handle;
+}
+
+/** The whole file as text, refusing a link or anything but a regular file. */
+export async function readFileNoFollow(path: string): Promise<string> {
+  const handle = await openChecked(path, READ_FLAGS);
+  try {
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** One synchronous O_APPEND write: a whole line lands at once even with concurrent writers. */
+export function appendFileNoFollowSync(path: string, text: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, APPEND_FLAGS, 0o644);
+  } catch (error) {
+    throw refusedOpen(path, error);
+  }
+  try {
+    const problem = problemOf(fstatSync(fd));
+    if (problem !== undefined) throw unsafeFileError(path, problem);
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function openChecked(path: string, flags: number): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, flags, 0o644);
+  } catch (error) {
+    throw refusedOpen(path, error);
+  }
+  try {
+    const problem = problemOf(await handle.stat());
+    if (problem !== undefined) throw unsafeFileError(path, problem);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  return handle;
+}
+
+/** ELOOP is Linux's and macOS's answer to O_NOFOLLOW on a link; EMLINK the BSDs'. */
+function refusedOpen(path: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ELOOP' || code === 'EMLINK') return unsafeFileError(path, 'a symbolic link', error);
+  if (code === 'ENXIO') return unsafeFileError(path, 'a FIFO or socket', error);
+  if (code === 'EISDIR') return unsafeFileError(path, 'a folder', error);
+  return error;
+}
+
+function problemOf(stats: Stats): string | undefined {
+  if (stats.isFIFO()) return 'a FIFO';
+  if (!stats.isFile()) return 'not a regular file (a device, socket or folder)';
+  if (stats.nlink > 1) return `a hard link (${stats.nlink} names for one file)`;
+  return undefined;
+}
