@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { appendFileNoFollowSync } from '../state/no-follow.js';
+import { appendFileNoFollowSync } from '../util/no-follow.js';
 import type { Decision } from './policy.js';
 import { redact } from './redact.js';
 

@@ -11,7 +11,7 @@ import { basename, dirname, join } from 'node:path';
  * Safe in folders the agent can write: the temp file is created with O_EXCL ('wx'), which fails
  * on any existing name, a planted link included, instead of following it; and rename replaces
  * a symbolic or hard link at `path` with the new file rather than writing into what it points
- * to. The folder itself is followed: it is the person's choice (see state/no-follow.ts).
+ * to. The folder itself is followed: it is the person's choice (see util/no-follow.ts).
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   const dir = dirname(path);

@@ -1,5 +1,5 @@
 import type { LoopEvent, Reporter } from '../../core/events.js';
-import { isUnsafeFileError, openForAppend } from '../../state/no-follow.js';
+import { isUnsafeFileError, openForAppend } from '../../util/no-follow.js';
 import { escapeControlCharacters } from '../../util/control-chars.js';
 
 /**
@@ -12,7 +12,7 @@ import { escapeControlCharacters } from '../../util/control-chars.js';
  *
  * Because the agent owns the file, it may have swapped it for a link to ~/.bashrc and put a
  * newline in a story id to make ralph's line a command there. So the append never follows a link
- * (state/no-follow.ts): a refused file costs the history, reported once through `warn`, and the
+ * (util/no-follow.ts): a refused file costs the history, reported once through `warn`, and the
  * run goes on. And every value interpolated into a line has its control characters escaped
  * (`line` below), so nothing ralph writes here starts a line of the agent's choosing.
  */

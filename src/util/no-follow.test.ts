@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { link, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import {
   isUnsafeFileError,
   openForAppend,
   openForRewrite,
+  ownFolder,
   readFileNoFollow,
 } from './no-follow.js';
 
@@ -142,5 +143,32 @@ describe('appendFileNoFollowSync', () => {
     }
     expect(isUnsafeFileError(thrown)).toBe(true);
     expect(await readFile(victim, 'utf8')).toBe(VICTIM_TEXT);
+  });
+});
+
+describe('ownFolder', () => {
+  it('creates a missing folder and accepts an existing one', async () => {
+    const { dir } = await setup();
+    await ownFolder(join(dir, 'logs'));
+    await ownFolder(join(dir, 'logs'));
+    expect(await readdir(dir)).toEqual(['logs']);
+  });
+
+  it('refuses a folder the agent replaced with a link to another folder', async () => {
+    const { dir, victim } = await setup();
+    const logs = join(dir, 'logs');
+    await symlink(join(victim, '..'), logs);
+    const error = await refusal(ownFolder(logs));
+    expect(error.message).toBe(
+      `ralph refused to use ${logs}: it is a symbolic link, not a folder of its own`,
+    );
+    expect((error as { hint?: string }).hint).toContain('ralph creates a fresh folder');
+  });
+
+  it('refuses a file where the folder should be', async () => {
+    const { dir } = await setup();
+    await mkdir(join(dir, 'a'));
+    await writeFile(join(dir, 'a', 'logs'), '');
+    await expect(ownFolder(join(dir, 'a', 'logs'))).rejects.toThrow();
   });
 });

@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, writeSync } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
-import { RalphError } from '../util/errors.js';
+import { lstat, mkdir, open, type FileHandle } from 'node:fs/promises';
+import { RalphError } from './errors.js';
 
 /**
  * Opening the files ralph appends to, rewrites in place or reads back to rewrite, in folders the
@@ -28,21 +28,35 @@ const WRITE_FLAGS = O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK;
 const READ_FLAGS = O_RDONLY | O_NOFOLLOW | O_NONBLOCK;
 
 /** The typed error for a file ralph refuses to touch; `code` is always UNSAFE_FILE. */
-export function unsafeFileError(path: string, what: string, cause?: unknown): RalphError {
-  return new RalphError(
-    'UNSAFE_FILE',
-    `ralph refused to use ${path}: it is ${what}, not a regular file of its own`,
-    {
-      location: { file: path },
-      hint: `ralph never writes through links: remove ${path} (\`rm ${path}\`), check what it pointed to, and ralph creates a fresh file`,
-      exitCode: 1,
-      cause,
-    },
-  );
+export function unsafeFileError(
+  path: string,
+  what: string,
+  cause?: unknown,
+  expected: 'file' | 'folder' = 'file',
+): RalphError {
+  const own = expected === 'file' ? 'a regular file of its own' : 'a folder of its own';
+  return new RalphError('UNSAFE_FILE', `ralph refused to use ${path}: it is ${what}, not ${own}`, {
+    location: { file: path },
+    hint: `ralph never writes through links: remove ${path} (\`rm ${path}\`), check what it pointed to, and ralph creates a fresh ${expected}`,
+    exitCode: 1,
+    cause,
+  });
 }
 
 export function isUnsafeFileError(error: unknown): error is RalphError {
   return error instanceof RalphError && error.code === 'UNSAFE_FILE';
+}
+
+/**
+ * Creates `dir` (and its parents) if needed and makes sure the folder itself is a real folder,
+ * not a link: for folders ralph creates inside its loop directory (logs/), where a link planted
+ * by the agent would send new files anywhere. The folders above are followed.
+ */
+export async function ownFolder(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const stats = await lstat(dir);
+  if (stats.isSymbolicLink()) throw unsafeFileError(dir, 'a symbolic link', undefined, 'folder');
+  if (!stats.isDirectory()) throw unsafeFileError(dir, 'not a folder', undefined, 'folder');
 }
 
 /** Opens `path` for appending, creating it if needed (mode 0644). */
