@@ -2,8 +2,9 @@ import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
 import { RalphError } from '../util/errors.js';
 import { dependencyProblems } from './dependencies.js';
-import type { JsonPath } from './json-path.js';
+import { formatPath, type JsonPath } from './json-path.js';
 import { parseJsonText, type ParsedJson } from './json-text.js';
+import { storyIdProblem } from './story-id.js';
 import { problemsFromIssues, taskListError, type TaskListProblem } from './task-list-errors.js';
 import {
   featureListArraySchema,
@@ -60,6 +61,9 @@ export function parseTaskList(text: string, file: string): TaskListDocument {
   const shape = detectShape(json);
   const { items, top } = validate(json, shape.format);
   const stories = items.map((item, index) => toStory(item, index));
+  // Before anything quotes an id in a message: an unsafe id is reported escaped, never raw.
+  const unsafe = unsafeIds(stories, shape.storiesPath);
+  if (unsafe.length > 0) throw taskListError(json, unsafe);
   const duplicates = duplicateIds(stories, shape.storiesPath);
   if (duplicates.length > 0) throw taskListError(json, duplicates);
   const unmet = dependencyProblems(stories, shape.storiesPath, (story) =>
@@ -179,6 +183,21 @@ function toStory(item: TaskListItem, index: number): Story {
 function firstLine(text: string | undefined): string | undefined {
   const line = text?.split('\n', 1)[0]?.trim();
   return line === undefined || line === '' ? undefined : line;
+}
+
+function unsafeIds(stories: Story[], storiesPath: JsonPath): TaskListProblem[] {
+  return stories.flatMap((story) => {
+    const problem = story.hasId ? storyIdProblem(story.id) : undefined;
+    if (problem === undefined) return [];
+    const path = [...storiesPath, story.index, 'id'];
+    return [
+      {
+        path,
+        message: `${formatPath(path)} ${JSON.stringify(story.id)} ${problem}`,
+        hint: 'story ids end up in file names and log lines: use letters, digits, "-", "_" and single dots, such as "STORY-002.1"',
+      },
+    ];
+  });
 }
 
 function duplicateIds(stories: Story[], storiesPath: JsonPath): TaskListProblem[] {
