@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
+import { escapeControlCharacters } from '../util/control-chars.js';
 import { RalphError } from '../util/errors.js';
 import { dependencyProblems } from './dependencies.js';
 import { formatPath, type JsonPath } from './json-path.js';
@@ -193,7 +194,7 @@ function unsafeIds(stories: Story[], storiesPath: JsonPath): TaskListProblem[] {
     return [
       {
         path,
-        message: `${formatPath(path)} ${JSON.stringify(story.id)} ${problem}`,
+        message: `${formatPath(path)} ${quoted(story.id)} ${problem}`,
         hint: 'story ids end up in file names and log lines: use letters, digits, "-", "_" and single dots, such as "STORY-002.1"',
       },
     ];
@@ -216,6 +217,11 @@ function duplicateIds(stories: Story[], storiesPath: JsonPath): TaskListProblem[
     });
   }
   return problems;
+}
+
+/** JSON quoting escapes C0 controls; DEL, C1 and U+2028/9 need the rest. */
+function quoted(text: string): string {
+  return escapeControlCharacters(JSON.stringify(text));
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
