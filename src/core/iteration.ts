@@ -1,11 +1,11 @@
-import { readFile } from 'node:fs/promises';
 import type { AgentAdapter, AgentRunResult, PermissionMode } from '../agents/types.js';
 import { parseTaskList, type TaskListDocument } from '../plan/read.js';
 import type { Story } from '../plan/types.js';
 import { writeFileAtomic } from '../state/atomic-write.js';
+import { isUnsafeFileError, readFileNoFollow } from '../util/no-follow.js';
 import { detectCompletion, type CompletionSignal } from './completion.js';
 import type { IterationOutcome } from './events.js';
-import { checkTaskListChange } from './task-list-check.js';
+import { checkTaskListChange, replacedTaskList } from './task-list-check.js';
 
 /** Everything one iteration needs beyond the story: fixed for the whole run. */
 export interface IterationSetup {
@@ -165,8 +165,15 @@ export function agentFailure(agent: AgentRunResult): string | undefined {
 async function settleTaskList(
   before: TaskListDocument,
 ): Promise<{ after: TaskListDocument; restored: IterationReport['restored'] }> {
-  const afterText = await readFile(before.file, 'utf8').catch(() => '');
-  const check = checkTaskListChange(before, afterText);
+  // Without following a link: the agent may have swapped the task list for a link to a file
+  // outside, whose content would otherwise be read into messages and written back here.
+  const afterText = await readFileNoFollow(before.file).catch((error: unknown) =>
+    isUnsafeFileError(error) ? { unsafe: error.what } : '',
+  );
+  const check =
+    typeof afterText === 'string'
+      ? checkTaskListChange(before, afterText)
+      : replacedTaskList(before, afterText.unsafe);
   if (check.ok) return { after: check.after, restored: undefined };
   await writeFileAtomic(before.file, check.restoredText);
   return {

@@ -27,24 +27,34 @@ export const APPEND_FLAGS = O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBL
 const WRITE_FLAGS = O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK;
 const READ_FLAGS = O_RDONLY | O_NOFOLLOW | O_NONBLOCK;
 
-/** The typed error for a file ralph refuses to touch; `code` is always UNSAFE_FILE. */
+/** A file or folder ralph refuses to touch; `code` is always UNSAFE_FILE. */
+export class UnsafeFileError extends RalphError {
+  /** What was found instead, e.g. "a symbolic link" or "a hard link (2 names for one file)". */
+  readonly what: string;
+
+  constructor(path: string, what: string, cause?: unknown, expected: 'file' | 'folder' = 'file') {
+    const own = expected === 'file' ? 'a regular file of its own' : 'a folder of its own';
+    super('UNSAFE_FILE', `ralph refused to use ${path}: it is ${what}, not ${own}`, {
+      location: { file: path },
+      hint: `ralph never writes through links: remove ${path} (\`rm ${path}\`), check what it pointed to, and ralph creates a fresh ${expected}`,
+      exitCode: 1,
+      cause,
+    });
+    this.what = what;
+  }
+}
+
 export function unsafeFileError(
   path: string,
   what: string,
   cause?: unknown,
   expected: 'file' | 'folder' = 'file',
-): RalphError {
-  const own = expected === 'file' ? 'a regular file of its own' : 'a folder of its own';
-  return new RalphError('UNSAFE_FILE', `ralph refused to use ${path}: it is ${what}, not ${own}`, {
-    location: { file: path },
-    hint: `ralph never writes through links: remove ${path} (\`rm ${path}\`), check what it pointed to, and ralph creates a fresh ${expected}`,
-    exitCode: 1,
-    cause,
-  });
+): UnsafeFileError {
+  return new UnsafeFileError(path, what, cause, expected);
 }
 
-export function isUnsafeFileError(error: unknown): error is RalphError {
-  return error instanceof RalphError && error.code === 'UNSAFE_FILE';
+export function isUnsafeFileError(error: unknown): error is UnsafeFileError {
+  return error instanceof UnsafeFileError;
 }
 
 /**
