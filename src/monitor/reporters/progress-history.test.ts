@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LoopEvent } from '../../core/events.js';
+import { hasControlCharacter } from '../../util/control-chars.js';
 import { progressHistoryReporter } from './progress-history.js';
 
 const AT = '2026-11-23T00:00:00.000Z';
@@ -54,6 +55,30 @@ describe('progressHistoryReporter', () => {
     expect(lines.some((line) => line.startsWith('curl') || line.startsWith('rm '))).toBe(false);
     expect(text).not.toContain('\u001b');
     expect(text).not.toContain('\r');
+  });
+
+  it('keeps a row on one line whatever the story id, title or detail carry', async () => {
+    const { progress } = await setup();
+    const reporter = progressHistoryReporter(progress);
+    await reporter.onEvent({
+      type: 'iteration_finished',
+      at: AT,
+      iteration: 1,
+      attempt: 1,
+      story: { id: 'S-1\u001b]0;pwned\u0007', title: 'Title\nrm -rf ~' },
+      outcome: 'error',
+      detail: 'agent said\r\nsudo x | y',
+      newlyPassing: [],
+      storiesPassing: 0,
+      storiesTotal: 1,
+      durationMs: 1,
+    });
+    const text = await readFile(progress, 'utf8');
+    expect(text).toContain(
+      `| 1 | 1 | ${AT} | S-1\\u001b]0;pwned\\u0007 | error: agent said sudo x / y | - | - | - |\n`,
+    );
+    expect(text).not.toContain('rm -rf');
+    expect(hasControlCharacter(text.replaceAll('\n', ''))).toBe(false);
   });
 
   it('never appends through a link the agent put in place of progress.txt, and warns once', async () => {
