@@ -69,4 +69,16 @@ describe('writeFileAtomic', () => {
     expect(await readFile(join(dir, 'status.json'), 'utf8')).toBe('{}\n');
     expect(await readFile(join(dir, 'prd.json'), 'utf8')).toBe('[]\n');
   });
+
+  // Decided: the folder is followed. A loop directory reached through a link (a shared .ralph,
+  // macOS's /var → /private/var) is the person's setup; ralph's own subfolders (logs/, archive/)
+  // are checked where they are created (util/no-follow.ts ownFolder), and under the sandbox the
+  // agent cannot swap the loop directory at all.
+  it('follows a folder reached through a link: the file lands in the link target', async () => {
+    const real = await tempDir();
+    const linked = join(await tempDir(), 'loop');
+    await symlink(real, linked);
+    await writeFileAtomic(join(linked, 'status.json'), '{}');
+    expect(await readdir(real)).toEqual(['status.json']);
+  });
 });
