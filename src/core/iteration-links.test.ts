@@ -1,6 +1,16 @@
-import { link, lstat, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import {
+  link,
+  lstat,
+  mkdtemp,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AgentAdapter, AgentRunResult } from '../agents/types.js';
 import { readTaskListFile } from '../plan/read.js';
@@ -116,5 +126,21 @@ describe('the task list after the agent swapped it for a link', () => {
     expect(problems[0]).toContain('contains a control character (a newline, U+000A)');
     expect(hasControlCharacter(problems.join(' '))).toBe(false);
     expect(await readFile(file, 'utf8')).toBe(PRD);
+  });
+
+  it('stops, writing nothing, when the agent moved the loop folder away and left a link to another', async () => {
+    let victimDir = '';
+    const iteration = iterate(async (prd, target) => {
+      victimDir = dirname(target);
+      await rename(dirname(prd), `${dirname(prd)}-moved`);
+      await symlink(victimDir, dirname(prd));
+    });
+    await expect(iteration).rejects.toMatchObject({
+      code: 'UNSAFE_FILE',
+      message: expect.stringContaining(
+        'it is another folder (moved away, or swapped for a link), not the folder ralph started with',
+      ) as unknown,
+    });
+    expect(await readdir(victimDir)).toEqual(['.bashrc']);
   });
 });

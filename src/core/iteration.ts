@@ -1,8 +1,9 @@
+import { dirname } from 'node:path';
 import type { AgentAdapter, AgentRunResult, PermissionMode } from '../agents/types.js';
 import { parseTaskList, type TaskListDocument } from '../plan/read.js';
 import type { Story } from '../plan/types.js';
 import { writeFileAtomic } from '../state/atomic-write.js';
-import { isUnsafeFileError, readFileNoFollow } from '../util/no-follow.js';
+import { folderPin, isUnsafeFileError, readFileNoFollow } from '../util/no-follow.js';
 import { detectCompletion, type CompletionSignal } from './completion.js';
 import type { IterationOutcome } from './events.js';
 import { checkTaskListChange, replacedTaskList } from './task-list-check.js';
@@ -54,6 +55,9 @@ export async function runIteration(
   setup: IterationSetup,
   input: IterationInput,
 ): Promise<IterationReport> {
+  // The loop folder must still be itself when ralph writes the task list back (see folderPin).
+  const sameFolder = folderPin(dirname(input.before.file));
+  await sameFolder();
   const agent = await setup.agent.run({
     prompt: input.prompt,
     cwd: setup.cwd,
@@ -74,6 +78,7 @@ export async function runIteration(
     },
   });
 
+  await sameFolder();
   const { after, restored } = await settleTaskList(input.before);
   const newlyPassing = after.taskList.stories
     .filter((story) => story.passes && !wasPassing(input.before, story.id))

@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { link, mkdir, mkdtemp, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
+import {
+  link,
+  mkdir,
+  mkdtemp,
+  readFile,
+  readdir,
+  rename,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +17,7 @@ import {
   isUnsafeFileError,
   openForAppend,
   openForRewrite,
+  folderPin,
   ownFolder,
   readFileNoFollow,
 } from './no-follow.js';
@@ -170,5 +180,29 @@ describe('ownFolder', () => {
     await mkdir(join(dir, 'a'));
     await writeFile(join(dir, 'a', 'logs'), '');
     await expect(ownFolder(join(dir, 'a', 'logs'))).rejects.toThrow();
+  });
+});
+
+describe('folderPin', () => {
+  it('passes while the folder stays, also when reached through a link of its own', async () => {
+    const { dir } = await setup();
+    const linked = join(await mkdtemp(join(tmpdir(), 'ralph-link-')), 'loop');
+    await symlink(dir, linked);
+    const check = folderPin(linked);
+    await check();
+    await writeFile(join(dir, 'x'), 'new file inside');
+    await check();
+  });
+
+  it('refuses once the folder was moved away and a link to another folder put in its place', async () => {
+    const { dir, victim } = await setup();
+    const check = folderPin(dir);
+    await check();
+    await rename(dir, `${dir}-moved`);
+    await symlink(join(victim, '..'), dir);
+    const error = await refusal(check());
+    expect(error.message).toBe(
+      `ralph refused to use ${dir}: it is another folder (moved away, or swapped for a link), not the folder ralph started with`,
+    );
   });
 });

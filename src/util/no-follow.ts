@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, writeSync } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { lstat, mkdir, open, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import { RalphError } from './errors.js';
 
 /**
@@ -27,16 +27,26 @@ export const APPEND_FLAGS = O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBL
 const WRITE_FLAGS = O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK;
 const READ_FLAGS = O_RDONLY | O_NOFOLLOW | O_NONBLOCK;
 
+type Expected = 'file' | 'folder' | 'same-folder';
+
+const EXPECTED: Record<Expected, string> = {
+  file: 'a regular file of its own',
+  folder: 'a folder of its own',
+  'same-folder': 'the folder ralph started with',
+};
+
 /** A file or folder ralph refuses to touch; `code` is always UNSAFE_FILE. */
 export class UnsafeFileError extends RalphError {
   /** What was found instead, e.g. "a symbolic link" or "a hard link (2 names for one file)". */
   readonly what: string;
 
-  constructor(path: string, what: string, cause?: unknown, expected: 'file' | 'folder' = 'file') {
-    const own = expected === 'file' ? 'a regular file of its own' : 'a folder of its own';
-    super('UNSAFE_FILE', `ralph refused to use ${path}: it is ${what}, not ${own}`, {
+  constructor(path: string, what: string, cause?: unknown, expected: Expected = 'file') {
+    super('UNSAFE_FILE', `ralph refused to use ${path}: it is ${what}, not ${EXPECTED[expected]}`, {
       location: { file: path },
-      hint: `ralph never writes through links: remove ${path} (\`rm ${path}\`), check what it pointed to, and ralph creates a fresh ${expected}`,
+      hint:
+        expected === 'same-folder'
+          ? `ralph never writes through links: put the folder back in place of the link, check what the agent did, and start the run again`
+          : `ralph never writes through links: remove ${path} (\`rm ${path}\`), check what it pointed to, and ralph creates a fresh ${expected}`,
       exitCode: 1,
       cause,
     });
@@ -67,6 +77,29 @@ export async function ownFolder(dir: string): Promise<void> {
   const stats = await lstat(dir);
   if (stats.isSymbolicLink()) throw unsafeFileError(dir, 'a symbolic link', undefined, 'folder');
   if (!stats.isDirectory()) throw unsafeFileError(dir, 'not a folder', undefined, 'folder');
+}
+
+/**
+ * A check that `dir` still is the folder it was at the first check (same device and inode, links
+ * followed): the loop directory may be reached through the person's own link, but an agent that
+ * moves it away and leaves a link to another folder in its place must not get ralph's next writes
+ * sent there. The first call pins; later calls throw UNSAFE_FILE when it changed.
+ */
+export function folderPin(dir: string): () => Promise<void> {
+  let pinned: string | undefined;
+  return async () => {
+    const stats = await stat(dir);
+    const now = `${stats.dev}:${stats.ino}`;
+    pinned ??= now;
+    if (pinned !== now) {
+      throw new UnsafeFileError(
+        dir,
+        'another folder (moved away, or swapped for a link)',
+        undefined,
+        'same-folder',
+      );
+    }
+  };
 }
 
 /** Opens `path` for appending, creating it if needed (mode 0644). */

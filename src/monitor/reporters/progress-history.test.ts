@@ -1,6 +1,6 @@
-import { mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LoopEvent } from '../../core/events.js';
 import { hasControlCharacter } from '../../util/control-chars.js';
@@ -92,5 +92,19 @@ describe('progressHistoryReporter', () => {
     expect(warnings).toEqual([
       `ralph refused to use ${progress}: it is a symbolic link, not a regular file of its own; the session history is not written (ralph never writes through links: remove ${progress} (\`rm ${progress}\`), check what it pointed to, and ralph creates a fresh file)`,
     ]);
+  });
+
+  it('writes nothing once the loop folder was swapped for a link to another folder', async () => {
+    const { progress, victim } = await setup();
+    const loopDir = dirname(progress);
+    const warnings: string[] = [];
+    const reporter = progressHistoryReporter(progress, (message) => warnings.push(message));
+    await reporter.onEvent(finished);
+    await rename(loopDir, `${loopDir}-moved`);
+    await symlink(dirname(victim), loopDir);
+    await reporter.onEvent(restored);
+    expect(await readdir(dirname(victim))).toEqual(['.bashrc']);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`ralph refused to use ${loopDir}: it is another folder`);
   });
 });

@@ -1,5 +1,6 @@
+import { dirname } from 'node:path';
 import type { LoopEvent, Reporter } from '../../core/events.js';
-import { isUnsafeFileError, openForAppend } from '../../util/no-follow.js';
+import { folderPin, isUnsafeFileError, openForAppend } from '../../util/no-follow.js';
 import { escapeControlCharacters } from '../../util/control-chars.js';
 
 /**
@@ -21,9 +22,11 @@ export function progressHistoryReporter(
   warn: (message: string) => void = () => undefined,
 ): Reporter {
   let warned = false;
+  const sameFolder = folderPin(dirname(progressFile));
   const append = async (text: string): Promise<void> => {
     let handle;
     try {
+      await sameFolder();
       handle = await openForAppend(progressFile);
     } catch (error) {
       if (!isUnsafeFileError(error)) throw error;
