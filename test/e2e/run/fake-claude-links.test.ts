@@ -1,4 +1,4 @@
-import { lstat, readFile, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { finishedRun } from './agent-stream.js';
@@ -51,5 +51,26 @@ describe('ralph run with a fake claude: links planted in the loop directory', ()
     const finished = ofType(events, 'run_finished').at(-1);
     expect(finished?.state).not.toBe('ERROR');
     expect((await loop.status()).state).toBe(finished?.state);
+  });
+
+  it('stops without writing into another folder when the agent moved the loop folder away and left a link', async () => {
+    const loop = await createFakeLoop([story(1)]);
+    const victimDir = join(loop.home, '.config');
+    await mkdir(victimDir);
+    await writeFile(join(victimDir, 'settings.ini'), 'a = 1\n');
+    await loop.agent(1, {
+      sh: `mv '${loop.dir}' '${loop.dir}-moved' && ln -s '${victimDir}' '${loop.dir}'`,
+      jsonl: finishedRun('session-folder', 'Moved things around.'),
+    });
+
+    const run = await loop.run(['run', '-n', '1', '--pause', '0']);
+    const output = run.stdout + run.stderr;
+    expect(run.code, output).toBe(1);
+    expect(output).not.toMatch(/\n\s+at .*\.js:\d+/);
+    expect(output).toContain(
+      `ralph refused to use ${loop.dir}: it is another folder (moved away, or swapped for a link), not the folder ralph started with`,
+    );
+    expect(await readdir(victimDir)).toEqual(['settings.ini']);
+    expect(await readFile(join(victimDir, 'settings.ini'), 'utf8')).toBe('a = 1\n');
   });
 });
