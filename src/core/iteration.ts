@@ -1,11 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { AgentAdapter, AgentRunResult, PermissionMode } from '../agents/types.js';
 import { parseTaskList, type TaskListDocument } from '../plan/read.js';
 import type { Story } from '../plan/types.js';
 import { writeFileAtomic } from '../state/atomic-write.js';
+import { folderPin, isUnsafeFileError, readFileNoFollow } from '../util/no-follow.js';
 import { detectCompletion, type CompletionSignal } from './completion.js';
 import type { IterationOutcome } from './events.js';
-import { checkTaskListChange } from './task-list-check.js';
+import { checkTaskListChange, replacedTaskList } from './task-list-check.js';
 
 /** Everything one iteration needs beyond the story: fixed for the whole run. */
 export interface IterationSetup {
@@ -54,6 +55,9 @@ export async function runIteration(
   setup: IterationSetup,
   input: IterationInput,
 ): Promise<IterationReport> {
+  // The loop folder must still be itself when ralph writes the task list back (see folderPin).
+  const sameFolder = folderPin(dirname(input.before.file));
+  await sameFolder();
   const agent = await setup.agent.run({
     prompt: input.prompt,
     cwd: setup.cwd,
@@ -74,6 +78,7 @@ export async function runIteration(
     },
   });
 
+  await sameFolder();
   const { after, restored } = await settleTaskList(input.before);
   const newlyPassing = after.taskList.stories
     .filter((story) => story.passes && !wasPassing(input.before, story.id))
@@ -165,14 +170,15 @@ export function agentFailure(agent: AgentRunResult): string | undefined {
 async function settleTaskList(
   before: TaskListDocument,
 ): Promise<{ after: TaskListDocument; restored: IterationReport['restored'] }> {
-  // Synchronous: a task list is small, and the trips through libuv's thread pool cost more.
-  let afterText: string;
-  try {
-    afterText = readFileSync(before.file, 'utf8');
-  } catch {
-    afterText = '';
-  }
-  const check = checkTaskListChange(before, afterText);
+  // Without following a link: the agent may have swapped the task list for a link to a file
+  // outside, whose content would otherwise be read into messages and written back here.
+  const afterText = await readFileNoFollow(before.file).catch((error: unknown) =>
+    isUnsafeFileError(error) ? { unsafe: error.what } : '',
+  );
+  const check =
+    typeof afterText === 'string'
+      ? checkTaskListChange(before, afterText)
+      : replacedTaskList(before, afterText.unsafe);
   if (check.ok) return { after: check.after, restored: undefined };
   await writeFileAtomic(before.file, check.restoredText);
   return {

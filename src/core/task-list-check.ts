@@ -73,6 +73,19 @@ export function checkTaskListChange(before: TaskListDocument, afterText: string)
   return { ok: false, problems, restoredText: updateStories(before, changes), kept };
 }
 
+/**
+ * The task list is no longer a file of its own (a symbolic or hard link, a FIFO): what it points
+ * to is never read; the snapshot comes back as a regular file (the rename replaces the link).
+ */
+export function replacedTaskList(before: TaskListDocument, what: string): TaskListCheck {
+  return {
+    ok: false,
+    problems: [`replaced the task list with ${what}`],
+    restoredText: before.text,
+    kept: [],
+  };
+}
+
 function describeViolations(before: TaskListDocument, after: TaskListDocument): string[] {
   const problems: string[] = [];
   if (after.taskList.format !== before.taskList.format) {

@@ -1,6 +1,7 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { appendFileNoFollowSync } from '../util/no-follow.js';
 import type { Decision } from './policy.js';
 import { redact } from './redact.js';
 
@@ -8,7 +9,9 @@ import { redact } from './redact.js';
  * logs/audit.jsonl: one line per guard decision — time, session, tool, a short redacted
  * summary of the input, the decision and the rule that made it. Appended synchronously with
  * one write per line (O_APPEND), so lines from concurrent hook processes never interleave and
- * a decision is on disk before Claude Code hears it.
+ * a decision is on disk before Claude Code hears it. The log sits where an agent may plant a
+ * link in its place: a link is refused (UNSAFE_FILE), never written through, and the callers turn
+ * that into a deny, so a tampered log stops the run's tool calls rather than hiding them.
  */
 
 export interface AuditEntry {
@@ -38,7 +41,7 @@ export function summariseInput(toolInput: Record<string, unknown>): string {
 
 export function appendAudit(file: string, entry: AuditEntry): void {
   mkdirSync(dirname(file), { recursive: true });
-  appendFileSync(file, `${JSON.stringify({ ...entry, reason: redact(entry.reason) })}\n`);
+  appendFileNoFollowSync(file, `${JSON.stringify({ ...entry, reason: redact(entry.reason) })}\n`);
 }
 
 /** Every entry of an audit log, oldest first; lines that do not parse are skipped. */

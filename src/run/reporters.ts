@@ -58,7 +58,9 @@ function stateReporters(plan: RunPlan, log: (line: string) => void): Reporter[] 
   const reporters = [
     eventsFileReporter(loopDir),
     statusFileReporter(loopDir, process.pid),
-    progressHistoryReporter(loopPaths(loopDir).progress),
+    progressHistoryReporter(loopPaths(loopDir).progress, (message) => {
+      log(`ralph: warning: ${message}`);
+    }),
   ];
   if (plan.given.notify === false) return reporters;
   reporters.push(

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { lstat, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AgentRunRequest } from '../agents/types.js';
@@ -152,6 +152,23 @@ describe('verifyFeature', () => {
     const report = await readFile(old, 'utf8');
     expect(report).toContain('The agent wrote no report.');
     expect(report).not.toContain('"old"');
+  });
+
+  it('a report the agent made a link to a secret is not read through: BLOCKED, the secret not copied', async () => {
+    const feature = await cleanFeature();
+    const secret = join(feature.repo, '..', 'id_rsa');
+    await writeFile(secret, '-----BEGIN OPENSSH PRIVATE KEY-----\n');
+    const result = await verifyFeature({
+      cwd: feature.repo,
+      env: feature.env,
+      agent: { adapter: scriptedAgent((request) => symlink(secret, reportPath(request))) },
+    });
+    expect(result.status).toBe('BLOCKED');
+    const report = await readFile(result.reportFile, 'utf8');
+    expect((await lstat(result.reportFile)).isSymbolicLink()).toBe(false);
+    expect(report).toContain('The agent wrote no report.');
+    expect(report).not.toContain('PRIVATE KEY');
+    expect(await readFile(secret, 'utf8')).toBe('-----BEGIN OPENSSH PRIVATE KEY-----\n');
   });
 
   it('an agent that fails is BLOCKED whatever it wrote; -o puts the report elsewhere', async () => {

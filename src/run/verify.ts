@@ -3,6 +3,7 @@ import { dirname, relative, resolve } from 'node:path';
 import type { AgentRunResult } from '../agents/types.js';
 import { findTaskListFile } from '../state/paths.js';
 import { writeFileAtomic } from '../state/atomic-write.js';
+import { readFileNoFollow } from '../util/no-follow.js';
 import {
   agentFailure,
   checkSessionOptions,
@@ -81,7 +82,8 @@ async function verifyLocked(session: Session, output: string | undefined): Promi
   const logFile = session.paths.verifyLog;
   const agent = await runSessionAgent(session, prompt, logFile);
   const failure = agentFailure(agent);
-  const written = await readFile(reportFile, 'utf8').catch(() => undefined);
+  // Not through a link: the agent could point the report at a secret for ralph to copy here.
+  const written = await readFileNoFollow(reportFile).catch(() => undefined);
   const judged = judge(written, failure, scan);
   const body = written ?? `# Verification\n\nThe agent wrote no report.\n`;
   const report = [

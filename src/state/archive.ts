@@ -1,5 +1,6 @@
 import { cp, mkdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { ownFolder } from '../util/no-follow.js';
 import { loopPaths } from './paths.js';
 
 /**
@@ -17,7 +18,8 @@ export async function archiveLoop(
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z');
   const base = join(paths.archiveDir, `${stamp}-${options.feature.replace(/[^\w.-]+/g, '-')}`);
-  await mkdir(paths.archiveDir, { recursive: true });
+  // A link the agent left in place of archive/ would send the copies elsewhere.
+  await ownFolder(paths.archiveDir);
   const target = await createUnique(base);
   for (const source of [
     paths.prd,

@@ -15,6 +15,11 @@ const fsyncAsync = promisify(fsync);
  * and rename of a small state file return in microseconds; sent through the pool, each cost two
  * thread wake-ups, and on a busy machine the eight of them took longer than the writes themselves
  * (issue 10: ralph's cost per iteration).
+ *
+ * Safe in folders the agent can write: the temp file is created with O_EXCL ('wx'), which fails
+ * on any existing name, a planted link included, instead of following it; and rename replaces
+ * a symbolic or hard link at `path` with the new file rather than writing into what it points
+ * to. The folder itself is followed: it is the person's choice (see util/no-follow.ts).
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   const dir = dirname(path);

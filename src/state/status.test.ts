@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -54,6 +54,17 @@ describe('status.json', () => {
     expect(text).toBe(`${JSON.stringify(running, null, 2)}\n`);
     expect(await readStatus(dir)).toEqual(running);
     expect(await readdir(dir)).toEqual(['status.json']);
+  });
+
+  it('replaces a status.json the agent linked to a file outside, never writing through the link', async () => {
+    const dir = await tempDir();
+    const victim = join(await tempDir(), '.bashrc');
+    await writeFile(victim, 'export A=1\n');
+    await symlink(victim, join(dir, 'status.json'));
+    await writeStatus(dir, running);
+    expect(await readFile(victim, 'utf8')).toBe('export A=1\n');
+    expect((await lstat(join(dir, 'status.json'))).isFile()).toBe(true);
+    expect(await readStatus(dir)).toEqual(running);
   });
 
   it('accepts the minimal status and keeps fields added by later versions', async () => {

@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'AGENT_CONFIG'
   | 'NOT_RUNNING'
   | 'STOP_TIMEOUT'
+  | 'UNSAFE_FILE'
   | 'IO';
 
 /** Exit codes of design.md §4: 2 is invalid input or configuration. */

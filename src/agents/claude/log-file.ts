@@ -1,13 +1,14 @@
-import { createWriteStream } from 'node:fs';
 import type { WriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { once } from 'node:events';
 import { dirname } from 'node:path';
 import { RalphError } from '../../util/errors.js';
+import { isUnsafeFileError, openForRewrite, ownFolder } from '../../util/no-follow.js';
 
 /**
  * The iteration log (logs/iteration-N-attempt-M.jsonl): the agent's stdout byte for byte, written
- * as it arrives, so a run that is killed still leaves everything it printed.
+ * as it arrives, so a run that is killed still leaves everything it printed. The logs folder and
+ * the file are the agent's to tamper with: a linked folder or file is refused (UNSAFE_FILE, see
+ * util/no-follow.ts), never written through, and the file is emptied only after that check.
  */
 export interface LogFile {
   /** Appends raw output; a promise means the disk is behind and the caller should wait. */
@@ -21,10 +22,11 @@ export async function openLogFile(file: string): Promise<LogFile> {
     new RalphError('IO', `cannot write the agent log ${file}`, { exitCode: 1, cause });
   let stream: WriteStream;
   try {
-    await mkdir(dirname(file), { recursive: true });
-    stream = createWriteStream(file);
-    await once(stream, 'open'); // fail before the agent starts, not halfway through its run
+    // Opened here, so a failure comes before the agent starts, not halfway through its run.
+    await ownFolder(dirname(file));
+    stream = (await openForRewrite(file)).createWriteStream();
   } catch (error) {
+    if (isUnsafeFileError(error)) throw error;
     throw ioError(error);
   }
   // Errors are read from `stream.errored`; without a listener one would crash the process.

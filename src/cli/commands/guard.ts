@@ -103,7 +103,14 @@ function writeAudit(
   appendAudit(file, entry);
   // The project-level log is run state, not source: keep it out of commits.
   const ignore = join(dirname(file), '.gitignore');
-  if (file === projectAuditLog && !existsSync(ignore)) writeFileSync(ignore, '*\n');
+  if (file === projectAuditLog && !existsSync(ignore)) {
+    // 'wx': a dangling link planted under that name fails (EEXIST) instead of being followed.
+    try {
+      writeFileSync(ignore, '*\n', { flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
 }
 
 /** The nearest folder holding `.git`, found without starting git (a process costs milliseconds). */

@@ -1,12 +1,13 @@
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { watch } from 'node:fs';
 import { constants } from 'node:os';
-import { mkdir, open, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { startDetached } from '../../agents/spawn.js';
 import { readLock } from '../../state/lock.js';
 import { loopPaths } from '../../state/paths.js';
 import { RalphError } from '../../util/errors.js';
+import { openForAppend, ownFolder } from '../../util/no-follow.js';
 import { writeLine, type CliContext } from '../context.js';
 import { ExitCode } from '../exit.js';
 import { writeJson } from '../output.js';
@@ -68,8 +69,9 @@ export async function detachRun(
       { hint: '`ralph attach` follows it; `ralph stop` stops it.' },
     );
   }
-  await mkdir(paths.logsDir, { recursive: true });
-  const log = await open(paths.runLog, 'a');
+  // Neither the logs folder nor run.log is followed if the agent left a link there.
+  await ownFolder(paths.logsDir);
+  const log = await openForAppend(paths.runLog);
   let pid: number;
   let exited: Promise<number>;
   try {

@@ -1,5 +1,7 @@
-import { appendFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { LoopEvent, Reporter } from '../../core/events.js';
+import { folderPin, isUnsafeFileError, openForAppend } from '../../util/no-follow.js';
+import { escapeControlCharacters } from '../../util/control-chars.js';
 
 /**
  * The session history in progress.txt: a row per attempt of an iteration (iteration, attempt,
@@ -8,21 +10,42 @@ import type { LoopEvent, Reporter } from '../../core/events.js';
  * agent too, and it appends its own notes between ralph's rows, so every row carries its own
  * table header: each one renders as a table wherever it lands. ralph only ever appends, and
  * only between iterations.
+ *
+ * Because the agent owns the file, it may have swapped it for a link to ~/.bashrc and put a
+ * newline in a story id to make ralph's line a command there. So the append never follows a link
+ * (util/no-follow.ts): a refused file costs the history, reported once through `warn`, and the
+ * run goes on. And every value interpolated into a line has its control characters escaped
+ * (`line` below), so nothing ralph writes here starts a line of the agent's choosing.
  */
-export function progressHistoryReporter(progressFile: string): Reporter {
-  // Synchronous: one short line between iterations, where open, write and close each sent
-  // through libuv's thread pool cost more than the append (issue 10: cost per iteration).
-  const append = (text: string): Promise<void> =>
-    new Promise((resolve) => {
-      appendFileSync(progressFile, text, { flag: 'a' });
-      resolve();
-    });
+export function progressHistoryReporter(
+  progressFile: string,
+  warn: (message: string) => void = () => undefined,
+): Reporter {
+  let warned = false;
+  const sameFolder = folderPin(dirname(progressFile));
+  const append = async (text: string): Promise<void> => {
+    let handle;
+    try {
+      await sameFolder();
+      handle = await openForAppend(progressFile);
+    } catch (error) {
+      if (!isUnsafeFileError(error)) throw error;
+      if (!warned) warn(`${error.message}; the session history is not written (${error.hint})`);
+      warned = true;
+      return;
+    }
+    try {
+      await handle.write(text);
+    } finally {
+      await handle.close();
+    }
+  };
   return {
     async onEvent(event: LoopEvent) {
       switch (event.type) {
         case 'run_started':
           await append(
-            `\n## ralph session history (run started ${event.at}${
+            line`\n## ralph session history (run started ${event.at}${
               event.resumedAfterIteration > 0
                 ? `, resuming after iteration ${event.resumedAfterIteration}`
                 : ''
@@ -31,16 +54,16 @@ export function progressHistoryReporter(progressFile: string): Reporter {
           return;
         case 'iteration_finished':
           await append(
-            `\n${HEADER}| ${event.iteration} | ${event.attempt} | ${event.at} | ${cell(event.story.id)} | ${cell(
+            `\n${HEADER}${line`| ${event.iteration} | ${event.attempt} | ${event.at} | ${cell(event.story.id)} | ${cell(
               `${event.outcome}: ${event.detail}${safetyNote(event)}`,
             )} | ${event.sessionId ?? '-'} | ${event.costUsd === undefined ? '-' : `$${event.costUsd.toFixed(4)}`} | ${tokens(
               event.usage,
-            )} |\n`,
+            )} |\n`}`,
           );
           return;
         case 'task_list_restored':
           await append(
-            `\nralph: iteration ${event.iteration}: restored the task list from before the iteration: ${event.problems.join(
+            line`\nralph: iteration ${event.iteration}: restored the task list from before the iteration: ${event.problems.join(
               '; ',
             )}${event.kept.length > 0 ? ` (kept: ${event.kept.join(', ')})` : ''}\n\n`,
           );
@@ -53,24 +76,24 @@ export function progressHistoryReporter(progressFile: string): Reporter {
           return;
         case 'breaker_changed':
           await append(
-            `\nralph: ${event.at}: circuit breaker ${event.from} → ${event.to}: ${event.reason}\n`,
+            line`\nralph: ${event.at}: circuit breaker ${event.from} → ${event.to}: ${event.reason}\n`,
           );
           return;
         case 'usage_limit':
           await append(
-            `\nralph: ${event.at}: usage limit (${event.message})${
+            line`\nralph: ${event.at}: usage limit (${event.message})${
               event.resetAt === undefined ? '' : `, resets ${event.resetAt}`
             }: ${event.action === 'wait' ? 'waiting for the reset' : 'exiting'}\n`,
           );
           return;
         case 'budget_exceeded':
-          await append(`\nralph: ${event.at}: budget: ${event.message}\n`);
+          await append(line`\nralph: ${event.at}: budget: ${event.message}\n`);
           return;
         case 'run_finished':
           await append(
-            `\nralph: run ended ${event.at}: ${event.state} — ${event.reason}${
-              event.hint === undefined ? '' : `\nralph: hint: ${event.hint}`
-            }\n`,
+            line`\nralph: run ended ${event.at}: ${event.state} — ${event.reason}` +
+              (event.hint === undefined ? '' : line`\nralph: hint: ${event.hint}`) +
+              '\n',
           );
           return;
         default:
@@ -90,6 +113,18 @@ function tokens(usage: Extract<LoopEvent, { type: 'iteration_finished' }>['usage
   if (usage === undefined) return '-';
   const input = usage.inputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens;
   return `${input} in / ${usage.outputTokens} out`;
+}
+
+/**
+ * A template whose every interpolated value has its control characters escaped: the literal
+ * parts are ralph's own layout, the values may carry agent text.
+ */
+function line(parts: TemplateStringsArray, ...values: unknown[]): string {
+  return parts.reduce(
+    (text, part, index) =>
+      index === 0 ? part : `${text}${escapeControlCharacters(String(values[index - 1]))}${part}`,
+    '',
+  );
 }
 
 /** A table cell: one line, no pipes. */

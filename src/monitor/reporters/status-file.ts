@@ -1,6 +1,7 @@
 import type { LoopEvent, Reporter, RunState } from '../../core/events.js';
 import { latestWriter } from '../../state/latest-writer.js';
 import { STATUS_SCHEMA_VERSION, writeStatus, type Status } from '../../state/status.js';
+import { folderPin } from '../../util/no-follow.js';
 
 /**
  * Keeps status.json current. It is rewritten whole (atomically) on every event that changes
@@ -21,14 +22,17 @@ const BACKGROUND: ReadonlySet<LoopEvent['type']> = new Set([
 export function statusFileReporter(loopDir: string, pid: number): Reporter {
   let status: Status | undefined;
   // The seed's field names (status, storiesComplete, lastUpdated) are kept for its monitor scripts.
-  const file = latestWriter((next: Status) =>
-    writeStatus(loopDir, {
+  // Never into another folder the agent swapped in for the loop directory (util/no-follow.ts).
+  const sameFolder = folderPin(loopDir);
+  const file = latestWriter(async (next: Status) => {
+    await sameFolder();
+    await writeStatus(loopDir, {
       ...next,
       status: next.state,
       storiesComplete: next.storiesPassing,
       lastUpdated: next.updatedAt,
-    }),
-  );
+    });
+  });
   const write = async (next: Status, wait: boolean): Promise<void> => {
     status = next;
     file.set(next);

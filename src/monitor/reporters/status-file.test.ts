@@ -1,0 +1,55 @@
+import { mkdtemp, readdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { LoopEvent } from '../../core/events.js';
+import { statusFileReporter } from './status-file.js';
+
+const AT = '2026-11-23T00:00:00.000Z';
+
+const started: LoopEvent = {
+  type: 'run_started',
+  at: AT,
+  loopDir: '.ralph/x',
+  feature: 'x',
+  resumedAfterIteration: 0,
+  iteration: 0,
+  maxIterations: 5,
+  storiesTotal: 1,
+  storiesPassing: 0,
+  costUsd: 0,
+};
+
+const finished: LoopEvent = {
+  type: 'run_finished',
+  at: AT,
+  state: 'REACHED_LIMIT',
+  reason: 'max iterations',
+  exitCode: 1,
+  iterations: 1,
+  storiesPassing: 0,
+  storiesTotal: 1,
+  costUsd: 0,
+};
+
+describe('statusFileReporter', () => {
+  it('writes status.json, and refuses once the loop folder was swapped for a link to another', async () => {
+    const loopDir = await mkdtemp(join(tmpdir(), 'ralph-status-file-'));
+    const victimDir = await mkdtemp(join(tmpdir(), 'ralph-victim-'));
+    await writeFile(join(victimDir, 'status.json'), '{"someone":"else"}\n');
+    const reporter = statusFileReporter(loopDir, 42);
+    await reporter.onEvent(started);
+    expect(JSON.parse(await readFile(join(loopDir, 'status.json'), 'utf8'))).toMatchObject({
+      state: 'RUNNING',
+      pid: 42,
+    });
+    await rename(loopDir, `${loopDir}-moved`);
+    await symlink(victimDir, loopDir);
+    await expect(reporter.onEvent(finished)).rejects.toMatchObject({
+      code: 'UNSAFE_FILE',
+      message: expect.stringContaining('not the folder ralph started with') as unknown,
+    });
+    expect(await readdir(victimDir)).toEqual(['status.json']);
+    expect(await readFile(join(victimDir, 'status.json'), 'utf8')).toBe('{"someone":"else"}\n');
+  });
+});

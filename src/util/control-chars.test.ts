@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { escapeControlCharacters, hasControlCharacter } from './control-chars.js';
+
+describe('control characters', () => {
+  it.each([
+    ['a newline', 'US-1\necho pwned'],
+    ['a carriage return', 'US-1\r'],
+    ['ESC', 'US-\u001b[2J1'],
+    ['NUL', 'US-\u00001'],
+    ['DEL', 'US-\u007f'],
+    ['a C1 control', 'US-\u009b1'],
+    ['a line separator', 'US-\u20281'],
+  ])('finds %s', (_what, text) => {
+    expect(hasControlCharacter(text)).toBe(true);
+    expect(hasControlCharacter(text)).toBe(true); // the global regex keeps no state between calls
+  });
+
+  it('leaves ordinary text, tabs and non-ASCII letters alone', () => {
+    for (const text of ['STORY-002.1', 'Ünïcödé title', 'a\tb', '']) {
+      expect(hasControlCharacter(text)).toBe(false);
+      expect(escapeControlCharacters(text)).toBe(text);
+    }
+  });
+
+  it('escapes every control character so the text stays on one line', () => {
+    expect(escapeControlCharacters('a\nb\rc\u001bd\u0000e\u2028')).toBe(
+      'a\\nb\\rc\\u001bd\\u0000e\\u2028',
+    );
+  });
+});
