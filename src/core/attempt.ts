@@ -108,19 +108,19 @@ export async function runAttempts(
     await queued;
     // The agent's passes are claims: ralph's checks, as the task list had them when the
     // iteration started, decide which of them stand.
-    const report =
+    const verdict =
       claimed.newlyPassing.length > 0 && claimed.outcome !== 'canceled'
-        ? judgedReport(
-            claimed,
-            await verifyClaims(ctx, {
-              iteration,
-              before: plan.before,
-              after: claimed.after ?? document,
-              claimed: claimed.newlyPassing,
-              start,
-            }),
-          )
-        : claimed;
+        ? await verifyClaims(ctx, {
+            iteration,
+            before: plan.before,
+            after: claimed.after ?? document,
+            claimed: claimed.newlyPassing,
+            start,
+          })
+        : undefined;
+    const report = verdict === undefined ? claimed : judgedReport(claimed, verdict);
+    // A verified story moves the integrity base on to the tree it was verified on.
+    if (verdict !== undefined && verdict.accepted.length > 0) ctx.integrityBase.start = undefined;
     if (report.after !== undefined) document = report.after;
     await reportTaskListEvents(ctx, iteration, report);
 

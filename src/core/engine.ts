@@ -54,6 +54,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     safety,
     emit,
     at,
+    integrityBase: {},
     run: {
       costUsd: options.resume?.costUsd ?? 0,
       tokens: { ...(options.resume?.tokens ?? ZERO_TOKENS) },

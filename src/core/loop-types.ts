@@ -151,6 +151,12 @@ export interface LoopContext {
   /** The run's totals so far (a resumed run starts from the paused one's). */
   run: { costUsd: number; tokens: TokenUsage };
   /**
+   * Where test integrity compares from: read before the run's first iteration, moved on only
+   * when a story is verified. Tampering that was rejected, or done in an iteration that claimed
+   * nothing, stays in view of every later claim instead of passing with a bare re-claim.
+   */
+  integrityBase: { start?: StartPoint | undefined };
+  /**
    * The zone for reset times that name none, looked up on first use: Intl's first zone lookup
    * costs 10-17 ms, and only a usage-limit message needs it.
    */
@@ -174,4 +180,14 @@ export interface UserHookRunner {
     urgent: boolean,
     signal: AbortSignal,
   ): Promise<string | undefined>;
+}
+
+/**
+ * Where the iteration's changes start: the work tree as it was (`git stash create` records it,
+ * uncommitted edits included, without touching the tree, index or refs; HEAD when it is clean)
+ * and the untracked files then, so a person's own pending work is never blamed on the agent.
+ */
+export interface StartPoint {
+  commit: string;
+  untracked: ReadonlySet<string>;
 }

@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CheckRunner } from './loop-types.js';
+import type { CheckRunner, StartPoint } from './loop-types.js';
+
+export type { StartPoint } from './loop-types.js';
 
 /**
  * Test integrity (issue 12, item 2): an agent that cannot make a test pass can delete it, skip
@@ -35,16 +37,6 @@ const SKIP_MARKERS: readonly RegExp[] = [
 
 const ASSERTION =
   /\bexpect\s*\(|\bassert(?:_eq|_ne)?!\s*\(|\bassert(?:\.\w+)?\s*\(|\bassert\s+[^\s=(]|\bself\.assert\w+\s*\(|\bt\.(?:Error|Errorf|Fatal|Fatalf)\s*\(|\b(?:require|should)\.\w+\s*\(/g;
-
-/**
- * Where the iteration's changes start: the work tree as it was (`git stash create` records it,
- * uncommitted edits included, without touching the tree, index or refs; HEAD when it is clean)
- * and the untracked files then, so a person's own pending work is never blamed on the agent.
- */
-export interface StartPoint {
-  commit: string;
-  untracked: ReadonlySet<string>;
-}
 
 const UNTRACKED = ['ls-files', '--others', '--exclude-standard', '--full-name', '-z'];
 

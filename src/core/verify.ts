@@ -59,11 +59,15 @@ async function headCommit(ctx: LoopContext): Promise<string | undefined> {
   return (await ctx.deps.runCheck?.git(['rev-parse', '--verify', 'HEAD'], ctx.options.cwd))?.trim();
 }
 
-/** Before the agent runs: where the iteration's changes start, for test integrity. */
+/**
+ * Before the agent runs: where the changes the next claim is judged on start, for test
+ * integrity — the run's integrity base (LoopContext.integrityBase), read now if it has none.
+ */
 export async function iterationStart(ctx: LoopContext): Promise<StartPoint | undefined> {
   const runner = ctx.deps.runCheck;
   if (runner === undefined || ctx.options.verification?.testIntegrity !== true) return undefined;
-  return readStartPoint(runner, ctx.options.cwd);
+  ctx.integrityBase.start ??= await readStartPoint(runner, ctx.options.cwd);
+  return ctx.integrityBase.start;
 }
 
 /**

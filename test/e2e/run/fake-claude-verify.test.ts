@@ -126,6 +126,41 @@ describe('ralph run with a fake claude: ralph verifies what the agent claims', (
     await expectRejected(loop, /added a skip\/only\/todo marker in test\/mul.test.js/);
   });
 
+  it('rejects a bare re-claim after a rejected skip, and a claim after a skip made in an iteration that claimed nothing', async () => {
+    const loop = await projectLoop(
+      `sed -i "s/^test('multiplies'/test.skip('multiplies'/" test/mul.test.js`,
+    );
+    // Iteration 2 claims again and changes nothing: the skip from iteration 1 is still there.
+    await loop.agent(2, {
+      taskList: prdText(passing(STORIES, 'STORY-001')),
+      jsonl: finishedRun('session-2', 'Done. <promise>STORY_COMPLETE</promise>'),
+    });
+    const run = await loop.run(['run', '-n', '2', ...FAST]);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    const rejected = ofType(await loop.events(), 'story_rejected');
+    expect(rejected.map((each) => each.iteration)).toEqual([1, 2]);
+    for (const each of rejected) expect(each.reason).toMatch(/added a skip\/only\/todo marker/);
+    expect(JSON.parse(await loop.prd())).toMatchObject({ userStories: [{ passes: false }] });
+
+    // The skip made quietly (no claim), then claimed in the next iteration.
+    const quiet = await projectLoop(
+      `sed -i "s/^test('multiplies'/test.skip('multiplies'/" test/mul.test.js`,
+    );
+    await quiet.agent(1, {
+      sh: `sed -i "s/^test('multiplies'/test.skip('multiplies'/" test/mul.test.js`,
+      jsonl: finishedRun('session-1', 'Still working on it.'),
+    });
+    await quiet.agent(2, {
+      taskList: prdText(passing(STORIES, 'STORY-001')),
+      jsonl: finishedRun('session-2', 'Done. <promise>STORY_COMPLETE</promise>'),
+    });
+    const sly = await quiet.run(['run', '-n', '2', ...FAST]);
+    expect(sly.code, sly.stdout + sly.stderr).toBe(1);
+    const [caught] = ofType(await quiet.events(), 'story_rejected');
+    expect(caught).toMatchObject({ iteration: 2 });
+    expect(caught?.reason).toMatch(/added a skip\/only\/todo marker/);
+  });
+
   it('keeps the honest agent’s story and records its evidence', async () => {
     const loop = await projectLoop(
       `cat > src/math.js <<'EOF'\n${MATH_FIXED}EOF\ngit ${GIT_ID.join(' ')} commit -qam 'fix mul'`,
