@@ -212,7 +212,15 @@ export interface StreamingOptions {
   killGraceMs?: number;
   /** The run's record of live groups (process-groups.ts): this one is in it until it ends. */
   processGroups?: ProcessGroups | undefined;
+  /** Rewrites the command before it starts, e.g. to run it inside an OS sandbox. */
+  wrap?: CommandWrapper | undefined;
 }
+
+/** A command in, the command that runs it in some other way (inside a sandbox) out. */
+export type CommandWrapper = (
+  file: string,
+  args: readonly string[],
+) => { file: string; args: readonly string[] };
 
 function safeTimeout(ms: number | undefined, action: () => void): NodeJS.Timeout | undefined {
   if (ms === undefined || ms <= 0 || !Number.isFinite(ms)) return undefined;
@@ -238,8 +246,11 @@ export function spawnStreaming(
   }
   let child: ChildProcess;
   try {
-    // The agent dies with ralph (parent-death.ts): it must never outlive ralph's guard.
-    const target = bindToParentLife(file, args, options.env);
+    // The agent dies with ralph (parent-death.ts): it must never outlive ralph's guard. The
+    // sandbox goes inside that binding, so the kernel's kill reaches it (and its --die-with-parent
+    // takes the tree inside along).
+    const command = options.wrap?.(file, args) ?? { file, args };
+    const target = bindToParentLife(command.file, command.args, options.env);
     child = spawn(target.file, target.args, {
       cwd: options.cwd,
       env: options.env,

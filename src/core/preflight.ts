@@ -33,6 +33,8 @@ export interface PreflightOptions {
   env: Readonly<Record<string, string | undefined>>;
   protectedBranches: readonly string[];
   agent: AgentProbe;
+  /** Set when the run's OS sandbox is on: whether bubblewrap was found. */
+  sandbox?: { bwrapFound: boolean } | undefined;
 }
 
 function check(
@@ -44,11 +46,20 @@ function check(
   return { name, status, message, details: extra.details ?? [], hint: extra.hint };
 }
 
+function sandboxCheck(bwrapFound: boolean): PreflightCheck {
+  return bwrapFound
+    ? check('sandbox', 'pass', 'bubblewrap found: the agent runs in the OS sandbox')
+    : check('sandbox', 'fail', 'the sandbox is on, but bubblewrap (bwrap) is not installed', {
+        hint: 'apt-get install bubblewrap, or turn the sandbox off: --no-sandbox or sandbox.enabled: false',
+      });
+}
+
 export async function runPreflight(options: PreflightOptions): Promise<PreflightReport> {
   const checks: PreflightCheck[] = [];
   const { branch, loopDir } = await checkBranch(options, checks);
   const taskList = loopDir === undefined ? undefined : await checkLoopDir(loopDir, options, checks);
   await checkAgent(options, checks);
+  if (options.sandbox !== undefined) checks.push(sandboxCheck(options.sandbox.bwrapFound));
   const shownDir = loopDir ?? options.dir ?? '';
   return {
     ok: checks.every((each) => each.status !== 'fail'),
