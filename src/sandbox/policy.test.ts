@@ -64,7 +64,7 @@ describe('sandboxPolicy', () => {
         { kind: 'hide-file', source: '/run/r/empty', path: '/home/u/.netrc' },
         { kind: 'hide-file', source: '/run/r/empty', path: '/p/.env' },
       ],
-      env: { TMPDIR: '/tmp' },
+      env: { TMPDIR: '/tmp', CLAUDE_CODE_TMPDIR: '/tmp' },
     });
   });
 

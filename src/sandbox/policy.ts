@@ -122,7 +122,9 @@ export function sandboxPolicy(input: SandboxPolicyInput): SandboxPolicy {
     if (kind === 'dir') mounts.push({ kind: 'hide-dir', path });
     else if (kind === 'file') mounts.push({ kind: 'hide-file', source: input.emptyFile, path });
   }
-  return { mounts, env: { TMPDIR: '/tmp' } };
+  // Claude Code's own temp folder (CLAUDE_CODE_TMPDIR) goes to the private /tmp too: one set
+  // outside the writable places would keep it from starting.
+  return { mounts, env: { TMPDIR: '/tmp', CLAUDE_CODE_TMPDIR: '/tmp' } };
 }
 
 /** The project's `.env*` files at its top that hold secrets (`.env.example` is documentation). */
