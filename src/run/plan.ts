@@ -23,8 +23,7 @@ import {
 import { safetySettingsFrom } from '../safety/settings.js';
 import type { CommandWrapper } from '../agents/spawn.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
-import { findBwrap } from '../sandbox/sandbox.js';
-import { runSandboxFor } from './sandbox.js';
+import { runSandboxFor, sandboxPreflight } from './sandbox.js';
 
 /** Everything a run needs, resolved from options, config and the loop directory; nothing started. */
 export interface RunPlan {
@@ -168,10 +167,7 @@ async function preflight(
     env: given.env,
     protectedBranches: config.protectedBranches,
     agent,
-    sandbox:
-      config.sandbox.enabled && process.platform === 'linux'
-        ? { bwrapFound: findBwrap(given.env.PATH) !== undefined }
-        : undefined,
+    sandbox: sandboxPreflight(config.sandbox, given.env),
   });
   if (!report.ok) {
     const failed = report.checks.filter((each) => each.status === 'fail');

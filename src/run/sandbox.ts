@@ -26,6 +26,16 @@ export type RunSandbox =
 export const SANDBOX_OFF_WARNING =
   "the agent runs without the OS sandbox: its tools can write anywhere this user can and read this user's secrets (sandbox.enabled: true, or drop --no-sandbox)";
 
+/** What preflight checks of the sandbox (core/preflight.ts): undefined when it is off here. */
+export function sandboxPreflight(
+  settings: Config['sandbox'],
+  env: Readonly<Record<string, string | undefined>>,
+  platform: NodeJS.Platform = process.platform,
+): { bwrapFound: boolean } | undefined {
+  if (!settings.enabled || platform !== 'linux') return undefined;
+  return { bwrapFound: findBwrap(env.PATH) !== undefined };
+}
+
 export async function runSandboxFor(input: RunSandboxInput): Promise<RunSandbox> {
   if (!input.settings.enabled) return { kind: 'off', warning: SANDBOX_OFF_WARNING };
   if ((input.platform ?? process.platform) !== 'linux') {

@@ -1,6 +1,7 @@
 import { Command } from '@commander-js/extra-typings';
 import { relative } from 'node:path';
 import { runPreflight, type PreflightReport } from '../../core/preflight.js';
+import { sandboxPreflight } from '../../run/sandbox.js';
 import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { ExitCode, reportError } from '../exit.js';
 import { markLine, useColor, writeJson } from '../output.js';
@@ -25,6 +26,7 @@ export function validateCommand(context: CliContext, setExitCode: SetExitCode) {
           env: context.env,
           protectedBranches: config.protectedBranches,
           agent: agentProbeFor(config, context),
+          sandbox: sandboxPreflight(config.sandbox, context.env),
         });
         if (options.json === true) {
           writeJson(context, {
