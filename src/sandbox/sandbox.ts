@@ -44,7 +44,7 @@ export interface Sandbox {
     file: string,
     args: readonly string[],
     options?: { newSession?: boolean },
-  ): { file: string; args: string[] };
+  ): { file: string; args: string[]; exitCodeCarriesSignal: true };
   /** The policy commands get now (for --dry-run and tests). */
   policy(): SandboxPolicy;
   /** Removes the run's temp folder. */
@@ -105,6 +105,8 @@ export function createSandbox(bwrap: string, input: SandboxInput): Sandbox {
     wrap: (file, args, options) => ({
       file: bwrap,
       args: bwrapArgs(policy(), { file, args }, { newSession: options?.newSession === true }),
+      // bubblewrap exits 128+N when the command dies of signal N.
+      exitCodeCarriesSignal: true,
     }),
     dispose: () => {
       if (runDir !== undefined) rmSync(runDir, { recursive: true, force: true });
