@@ -11,6 +11,7 @@ describe('bwrapArgs', () => {
       { kind: 'hide-file', source: '/r/empty', path: '/p/.env' },
     ] as const,
     env: { TMPDIR: '/tmp' },
+    unsetEnv: ['GITHUB_TOKEN'],
   };
 
   it('mounts / read-only, a fresh /dev and /proc, then the policy, then runs the command', () => {
@@ -51,6 +52,8 @@ describe('bwrapArgs', () => {
       '--setenv',
       'TMPDIR',
       '/tmp',
+      '--unsetenv',
+      'GITHUB_TOKEN',
       '--',
       'claude',
       '-p',
@@ -60,7 +63,7 @@ describe('bwrapArgs', () => {
 
   it('starts a new session only when asked (a command sharing a terminal)', () => {
     const args = (newSession: boolean) =>
-      bwrapArgs({ mounts: [], env: {} }, { file: 'true', args: [] }, { newSession });
+      bwrapArgs({ mounts: [], env: {}, unsetEnv: [] }, { file: 'true', args: [] }, { newSession });
     expect(args(true)).toContain('--new-session');
     expect(args(false)).not.toContain('--new-session');
   });

@@ -27,6 +27,7 @@ export function bwrapArgs(
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/dev/shm');
   for (const mount of policy.mounts) args.push(...mountArgs(mount));
   for (const [name, value] of Object.entries(policy.env)) args.push('--setenv', name, value);
+  for (const name of policy.unsetEnv) args.push('--unsetenv', name);
   args.push('--', command.file, ...command.args);
   return args;
 }

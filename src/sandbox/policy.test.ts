@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   isSecretEnvFile,
+  isSecretVariable,
   sandboxPolicy,
   type PathKind,
   type SandboxPolicyInput,
@@ -42,6 +43,7 @@ const input = (extra: Partial<SandboxPolicyInput> = {}): SandboxPolicyInput => (
   extraReadOnly: [],
   extraHidden: [],
   kindOf,
+  envNames: ['PATH', 'GITHUB_TOKEN', 'ANTHROPIC_API_KEY', 'RALPH_GUARD_TOKEN'],
   ...extra,
 });
 
@@ -65,6 +67,7 @@ describe('sandboxPolicy', () => {
         { kind: 'hide-file', source: '/run/r/empty', path: '/p/.env' },
       ],
       env: { TMPDIR: '/tmp', CLAUDE_CODE_TMPDIR: '/tmp' },
+      unsetEnv: ['GITHUB_TOKEN'],
     });
   });
 
@@ -96,5 +99,32 @@ describe('isSecretEnvFile', () => {
     ['env', false],
   ])('%s → %s', (name, secret) => {
     expect(isSecretEnvFile(name)).toBe(secret);
+  });
+});
+
+describe('isSecretVariable', () => {
+  it.each([
+    ['GITHUB_TOKEN', true],
+    ['NPM_TOKEN', true],
+    ['DB_PASSWORD', true],
+    ['AWS_SECRET_ACCESS_KEY', true],
+    ['AWS_ACCESS_KEY_ID', true],
+    ['STRIPE_API_KEY', true],
+    ['SSH_AUTH_SOCK', true],
+    ['ANTHROPIC_API_KEY', false],
+    ['CLAUDE_CODE_OAUTH_TOKEN', false],
+    ['RALPH_GUARD_TOKEN', false],
+    ['PATH', false],
+    ['TOKENIZER_PATH', false],
+  ])('%s → %s', (name, secret) => {
+    expect(isSecretVariable(name)).toBe(secret);
+  });
+
+  it('keeps the cloud credentials Claude Code itself runs on (Bedrock, Vertex)', () => {
+    expect(isSecretVariable('AWS_SECRET_ACCESS_KEY', ['CLAUDE_CODE_USE_BEDROCK'])).toBe(false);
+    expect(isSecretVariable('GOOGLE_APPLICATION_CREDENTIALS', ['CLAUDE_CODE_USE_VERTEX'])).toBe(
+      false,
+    );
+    expect(isSecretVariable('GOOGLE_APPLICATION_CREDENTIALS')).toBe(true);
   });
 });

@@ -42,12 +42,16 @@ export interface SandboxPolicyInput {
   extraReadOnly: readonly string[];
   extraHidden: readonly string[];
   kindOf: (path: string) => PathKind;
+  /** The names in the agent's environment: the secrets among them are removed inside. */
+  envNames: readonly string[];
 }
 
 export interface SandboxPolicy {
   mounts: Mount[];
   /** Variables set inside. */
   env: Record<string, string>;
+  /** Variables removed inside. */
+  unsetEnv: string[];
 }
 
 /** Under the home folder: the caches ordinary tools write (npm, pip, cargo, go, …). */
@@ -124,7 +128,25 @@ export function sandboxPolicy(input: SandboxPolicyInput): SandboxPolicy {
   }
   // Claude Code's own temp folder (CLAUDE_CODE_TMPDIR) goes to the private /tmp too: one set
   // outside the writable places would keep it from starting.
-  return { mounts, env: { TMPDIR: '/tmp', CLAUDE_CODE_TMPDIR: '/tmp' } };
+  const unsetEnv = input.envNames.filter((name) => isSecretVariable(name, input.envNames));
+  return { mounts, env: { TMPDIR: '/tmp', CLAUDE_CODE_TMPDIR: '/tmp' }, unsetEnv };
+}
+
+/** Names that hold credentials by convention (GITHUB_TOKEN, DB_PASSWORD, AWS_SECRET_ACCESS_KEY, …). */
+const SECRET_NAME =
+  /(^|_)(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|ACCESS_KEY_ID|PRIVATE_KEY|CREDENTIALS)(_|$)|^SSH_AUTH_SOCK$/i;
+
+/**
+ * Whether a variable is a credential the agent's tools must not see. The agent CLI's own stay:
+ * ANTHROPIC_* and CLAUDE_* (its login), RALPH_GUARD_TOKEN (its guard hook sends it), and the
+ * cloud credentials Claude Code uses when set to run on Bedrock (AWS_*) or Vertex (Google).
+ */
+export function isSecretVariable(name: string, allNames: readonly string[] = []): boolean {
+  if (/^(ANTHROPIC_|CLAUDE_)/.test(name) || name === 'RALPH_GUARD_TOKEN') return false;
+  if (name.startsWith('AWS_') && allNames.includes('CLAUDE_CODE_USE_BEDROCK')) return false;
+  if (name === 'GOOGLE_APPLICATION_CREDENTIALS' && allNames.includes('CLAUDE_CODE_USE_VERTEX'))
+    return false;
+  return SECRET_NAME.test(name);
 }
 
 /** The project's `.env*` files at its top that hold secrets (`.env.example` is documentation). */

@@ -98,6 +98,7 @@ export function createSandbox(bwrap: string, input: SandboxInput): Sandbox {
       extraReadOnly: input.readOnly.map((path) => expand(path, input)),
       extraHidden: input.hidden.map((path) => expand(path, input)),
       kindOf,
+      envNames: Object.keys(input.env).filter((name) => input.env[name] !== undefined),
     });
   };
   return {

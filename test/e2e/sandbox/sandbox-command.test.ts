@@ -118,6 +118,21 @@ describeNeeding(tool('bwrap'), 'ralph sandbox', () => {
     expect(result.stdout).toContain('none\n');
   });
 
+  it("removes credential variables, keeping the agent CLI's own", async () => {
+    const result = await runRalph(
+      [
+        'sandbox',
+        '--',
+        'sh',
+        '-c',
+        'echo "gh=${GITHUB_TOKEN:-unset} api=${ANTHROPIC_API_KEY:-unset}"',
+      ],
+      repo,
+      { ...env(), GITHUB_TOKEN: 'ghp-secret', ANTHROPIC_API_KEY: 'sk-ant' },
+    );
+    expect(result.stdout).toBe('gh=unset api=sk-ant\n');
+  });
+
   it('cannot see or signal the ralph process that started it', async () => {
     const pidFile = join(repo, 'ralph.pid');
     const child = spawnForTest(
