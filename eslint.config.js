@@ -96,6 +96,20 @@ const LAYER_RULES = {
   },
   // The person's hook scripts: started through agents/spawn.ts, found through state/paths.ts.
   hooks: { forbid: ['cli', 'core', 'plan', 'monitor', 'safety', 'session-loop', 'guard'] },
+  // The OS sandbox: a policy and its bubblewrap command line; it starts nothing itself.
+  sandbox: {
+    forbid: [
+      'cli',
+      'core',
+      'agents',
+      'plan',
+      'monitor',
+      'safety',
+      'session-loop',
+      'guard',
+      'hooks',
+    ],
+  },
   // The library's whole run (startRun): assembles core, agents, guard, state and the reporters.
   run: { forbid: ['cli', 'session-loop'] },
 };
@@ -186,7 +200,7 @@ export default tseslint.config(
   ONE_SPAWN_MODULE,
   {
     files: [
-      'src/{core,run,agents,plan,safety,state,hooks,guard}/**/*.ts',
+      'src/{core,run,agents,plan,safety,state,hooks,guard,sandbox}/**/*.ts',
       'src/monitor/reporters/*.ts',
       'src/index.ts',
     ],

@@ -1,5 +1,6 @@
 import { createClaudeAdapter } from './claude/adapter.js';
 import type { ProcessGroups } from './process-groups.js';
+import type { CommandWrapper } from './spawn.js';
 import type { AgentAdapter, AgentId } from './types.js';
 
 export interface AgentOptions {
@@ -9,6 +10,8 @@ export interface AgentOptions {
   env: NodeJS.ProcessEnv;
   /** The run's live agent groups, when a run starts this agent (not for a probe). */
   processGroups?: ProcessGroups | undefined;
+  /** Runs each agent process inside ralph's OS sandbox (not the probe). */
+  wrap?: CommandWrapper | undefined;
 }
 
 /** The one place that knows which agents exist; a Record so a new AgentId cannot be forgotten. */

@@ -78,6 +78,20 @@ describe('spawnStreaming', () => {
     expect(failed.durationMs).toBeLessThanOrEqual(elapsed + 1);
   });
 
+  it('runs the command a wrapper makes of it, and reads its 128+N exits as signal N when told', async () => {
+    const wrapper = (carries: boolean) => (file: string, args: readonly string[]) => ({
+      file: 'sh',
+      args: ['-c', 'echo wrapped; "$@"', 'wrapper', file, ...args],
+      exitCodeCarriesSignal: carries,
+    });
+    const wrapped = run('echo inner; exit 137', { wrap: wrapper(true) });
+    expect(await wrapped.promise).toMatchObject({ exitCode: undefined, signal: 'SIGKILL' });
+    expect(wrapped.lines).toEqual(['wrapped', 'inner']);
+    const plain = run('exit 137', { wrap: wrapper(false) });
+    expect(await plain.promise).toMatchObject({ exitCode: 137, signal: undefined });
+    expect(await run('exit 3', { wrap: wrapper(true) }).promise).toMatchObject({ exitCode: 3 });
+  });
+
   it('passes stderr to onStderr and resolves a clean exit with code 0', async () => {
     let stderr = '';
     const result = await run('echo err >&2', { onStderr: (chunk) => (stderr += chunk) }).promise;

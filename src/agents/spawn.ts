@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { constants } from 'node:os';
 import { pumpLines } from './line-splitter.js';
 import { bindToParentLife } from './parent-death.js';
 import { signalGroup, type ProcessGroups } from './process-groups.js';
@@ -212,7 +213,19 @@ export interface StreamingOptions {
   killGraceMs?: number;
   /** The run's record of live groups (process-groups.ts): this one is in it until it ends. */
   processGroups?: ProcessGroups | undefined;
+  /** Rewrites the command before it starts, e.g. to run it inside an OS sandbox. */
+  wrap?: CommandWrapper | undefined;
 }
+
+/**
+ * A command in, the command that runs it in some other way (inside a sandbox) out.
+ * `exitCodeCarriesSignal`: the wrapper exits 128+N when the command was killed by signal N (as
+ * bubblewrap does); the result then names the signal, as it would unwrapped.
+ */
+export type CommandWrapper = (
+  file: string,
+  args: readonly string[],
+) => { file: string; args: readonly string[]; exitCodeCarriesSignal?: boolean };
 
 function safeTimeout(ms: number | undefined, action: () => void): NodeJS.Timeout | undefined {
   if (ms === undefined || ms <= 0 || !Number.isFinite(ms)) return undefined;
@@ -237,9 +250,14 @@ export function spawnStreaming(
     return Promise.resolve(ended(undefined, undefined, { isCanceled: true }));
   }
   let child: ChildProcess;
+  let exitCodeCarriesSignal = false;
   try {
-    // The agent dies with ralph (parent-death.ts): it must never outlive ralph's guard.
-    const target = bindToParentLife(file, args, options.env);
+    // The agent dies with ralph (parent-death.ts): it must never outlive ralph's guard. The
+    // sandbox goes inside that binding, so the kernel's kill reaches it (and its --die-with-parent
+    // takes the tree inside along).
+    const command = options.wrap?.(file, args) ?? { file, args };
+    exitCodeCarriesSignal = command.exitCodeCarriesSignal === true;
+    const target = bindToParentLife(command.file, command.args, options.env);
     child = spawn(target.file, target.args, {
       cwd: options.cwd,
       env: options.env,
@@ -251,12 +269,26 @@ export function spawnStreaming(
     return Promise.resolve(notStarted(error, elapsed()));
   }
   const { pid } = child;
-  if (pid !== undefined) return superviseChild(child, pid, options, elapsed);
+  if (pid !== undefined) {
+    return superviseChild(child, pid, options, elapsed).then((result) =>
+      exitCodeCarriesSignal ? withSignalFromExitCode(result) : result,
+    );
+  }
   return new Promise((resolve) => {
     child.once('error', (error) => {
       resolve(notStarted(error, elapsed()));
     });
   });
+}
+
+/** Exit code 128+N of a wrapper as the signal N that killed the wrapped command. */
+function withSignalFromExitCode(result: ProcessResult): ProcessResult {
+  const { exitCode } = result;
+  if (exitCode === undefined || exitCode <= 128 || result.signal !== undefined) return result;
+  const signal = (Object.keys(constants.signals) as NodeJS.Signals[]).find(
+    (name) => constants.signals[name] === exitCode - 128,
+  );
+  return signal === undefined ? result : { ...result, exitCode: undefined, signal };
 }
 
 function superviseChild(

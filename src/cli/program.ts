@@ -32,6 +32,7 @@ const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
   guard: async () => (await import('./commands/guard-command.js')).guardCommand,
   verify: async () => (await import('./commands/verify.js')).verifyCommand,
   debug: async () => (await import('./commands/debug.js')).debugCommand,
+  sandbox: async () => (await import('./commands/sandbox.js')).sandboxCommand,
 };
 
 /**

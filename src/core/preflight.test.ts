@@ -67,6 +67,7 @@ async function preflight(
     probe?: AgentProbe;
     dir?: string;
     protectedBranches?: string[];
+    sandbox?: { bwrapFound: boolean };
   } = {},
 ): Promise<PreflightReport> {
   return runPreflight({
@@ -75,6 +76,7 @@ async function preflight(
     env: options.env ?? {},
     protectedBranches: options.protectedBranches ?? ['main', 'master', 'develop'],
     agent: options.probe ?? agent(),
+    sandbox: options.sandbox,
   });
 }
 
@@ -209,6 +211,19 @@ describe('runPreflight', () => {
     expect(check?.status).toBe('fail');
     expect(check?.message).toContain('claude not found');
     expect(check?.hint).toContain('RALPH_CLAUDE_BIN');
+  });
+
+  it('sandbox: checked only when on; a missing bubblewrap fails with the install hint', async () => {
+    const { repo } = await loop(complete);
+    expect(statuses(await preflight(repo), 'sandbox')).toEqual([]);
+    expect(statuses(await preflight(repo, { sandbox: { bwrapFound: true } }), 'sandbox')).toEqual([
+      'pass',
+    ]);
+    const report = await preflight(repo, { sandbox: { bwrapFound: false } });
+    const check = report.checks.find((each) => each.name === 'sandbox');
+    expect(report.ok).toBe(false);
+    expect(check?.status).toBe('fail');
+    expect(check?.hint).toContain('apt-get install bubblewrap');
   });
 
   it('mcp: an open story naming an MCP server the agent cannot find fails; passing stories are skipped', async () => {

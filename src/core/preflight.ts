@@ -33,6 +33,8 @@ export interface PreflightOptions {
   env: Readonly<Record<string, string | undefined>>;
   protectedBranches: readonly string[];
   agent: AgentProbe;
+  /** Set when the run's OS sandbox is on: whether bubblewrap was found. */
+  sandbox?: { bwrapFound: boolean } | undefined;
 }
 
 function check(
@@ -42,6 +44,14 @@ function check(
   extra: { details?: string[]; hint?: string | undefined } = {},
 ): PreflightCheck {
   return { name, status, message, details: extra.details ?? [], hint: extra.hint };
+}
+
+function sandboxCheck(bwrapFound: boolean): PreflightCheck {
+  return bwrapFound
+    ? check('sandbox', 'pass', 'bubblewrap found: the agent runs in the OS sandbox')
+    : check('sandbox', 'fail', 'the sandbox is on, but bubblewrap (bwrap) is not installed', {
+        hint: 'apt-get install bubblewrap, or turn the sandbox off: --no-sandbox or sandbox.enabled: false',
+      });
 }
 
 export async function runPreflight(options: PreflightOptions): Promise<PreflightReport> {
@@ -57,6 +67,7 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
   if (probed.status === 'rejected') throw probed.reason;
   const { branch, loopDir, taskList } = files.value;
   checks.push(...agentChecks);
+  if (options.sandbox !== undefined) checks.push(sandboxCheck(options.sandbox.bwrapFound));
   const shownDir = loopDir ?? options.dir ?? '';
   return {
     ok: checks.every((each) => each.status !== 'fail'),

@@ -57,6 +57,8 @@ export const runOptionsSchema = z.strictObject({
   resetBreaker: z.boolean().optional(),
   dangerouslySkipPermissions: z.boolean().optional(),
   skipPreflight: z.boolean().optional(),
+  /** Run the agent inside the OS sandbox (`--no-sandbox`: false); default config sandbox.enabled. */
+  sandbox: z.boolean().optional(),
   /** Send the notifications config `notify` asks for (default true). */
   notify: z.boolean().optional(),
   /** Copy a feature this run completes into DIR/archive/ (default true). */
@@ -145,6 +147,7 @@ export function configLayerOf(options: CheckedRunOptions): ConfigFile {
     'rateLimit.callsPerHour': options.callsPerHour,
     agent: agent?.id,
     'agents.claude.command': agent?.command,
+    'sandbox.enabled': options.sandbox,
     'agents.claude.dangerouslySkipPermissions':
       options.dangerouslySkipPermissions === true ? true : undefined,
   });

@@ -21,6 +21,9 @@ import {
   type RunOptions,
 } from './options.js';
 import { safetySettingsFrom } from '../safety/settings.js';
+import type { CommandWrapper } from '../agents/spawn.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
+import { runSandboxFor, sandboxPreflight } from './sandbox.js';
 
 /** Everything a run needs, resolved from options, config and the loop directory; nothing started. */
 export interface RunPlan {
@@ -35,6 +38,8 @@ export interface RunPlan {
   guard: GuardSettings & { enabled?: boolean | undefined };
   agent: AgentAdapter;
   processGroups: ProcessGroups;
+  /** The OS sandbox every agent process of the run starts in; undefined when off. */
+  sandbox: Sandbox | undefined;
   homeDir: string;
   /** Where the prompt template came from: a file, or the built-in default. */
   promptSource: string;
@@ -66,12 +71,16 @@ export async function planRun(input: RunOptions): Promise<RunPlan> {
   const { config, sources } = loaded;
   const warnings = [...loaded.warnings];
   const processGroups = given.processGroups ?? createProcessGroups();
+  // Known once the loop folder is: every agent process goes through it from the first one on.
+  let sandbox: Sandbox | undefined;
+  const wrap: CommandWrapper = (file, args) => sandbox?.wrap(file, args) ?? { file, args };
   const agent =
     given.agent?.adapter ??
     createAgent(config.agent, {
       command: config.agents.claude.command ?? 'claude',
       env,
       processGroups,
+      wrap,
     });
   if (given.skipPreflight !== true) warnings.push(...(await preflight(given, cwd, config, agent)));
   const resolved = await resolveLoopDir({
@@ -79,6 +88,21 @@ export async function planRun(input: RunOptions): Promise<RunPlan> {
     cwd,
     protectedBranches: config.protectedBranches,
   });
+  const sandboxed = await runSandboxFor({
+    cwd,
+    homeDir,
+    loopDir: resolved.dir,
+    env,
+    settings: config.sandbox,
+  });
+  if (sandboxed.kind === 'missing') {
+    throw new RalphError('PREFLIGHT_FAILED', `the sandbox is on, but ${sandboxed.reason}`, {
+      hint: 'apt-get install bubblewrap, or turn the sandbox off: --no-sandbox or sandbox.enabled: false',
+    });
+  }
+  if (sandboxed.kind === 'on') sandbox = sandboxed.sandbox;
+  // Said when someone turned it off; while it is off by default, not on every run.
+  else if (sources['sandbox.enabled'] !== 'default') warnings.push(sandboxed.warning);
   const found = await requireTaskListFile(resolved.dir);
   const { template, source } = await promptTemplate(cwd, resolved.dir, given.promptFile);
   const paths = loopPaths(resolved.dir);
@@ -100,6 +124,7 @@ export async function planRun(input: RunOptions): Promise<RunPlan> {
     guard: { ...config.guard, ...loopConfig?.settings.guard },
     agent,
     processGroups,
+    sandbox,
     homeDir,
     options: {
       loopDir: resolved.dir,
@@ -150,6 +175,7 @@ async function preflight(
     env: given.env,
     protectedBranches: config.protectedBranches,
     agent,
+    sandbox: sandboxPreflight(config.sandbox, given.env),
   });
   if (!report.ok) {
     const failed = report.checks.filter((each) => each.status === 'fail');

@@ -59,6 +59,7 @@ export async function launchRun(plan: RunPlan): Promise<RunResult> {
     const warnings = [...lock.warnings, ...stopLeftovers(lock.tookOver)];
     return await runGuarded(plan, runId, warnings);
   } finally {
+    plan.sandbox?.dispose();
     await lock.release();
   }
 }

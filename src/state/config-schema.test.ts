@@ -34,6 +34,7 @@ describe('config schema', () => {
       rateLimit: { callsPerHour: 100 },
       budget: {},
       retry: { maxRetries: 3, baseDelaySeconds: 2, maxDelaySeconds: 60 },
+      sandbox: { enabled: false, writable: [], readOnly: [], hidden: [] },
       usageLimit: {
         action: 'wait',
         marginSeconds: 60,
@@ -171,6 +172,10 @@ describe('CONFIG_KEYS', () => {
       ['guard.protectedPaths', 'list', 'RALPH_GUARD_PROTECTED_PATHS'],
       ['guard.sensitiveFiles', 'list', 'RALPH_GUARD_SENSITIVE_FILES'],
       ['guard.allowSensitiveFiles', 'list', 'RALPH_GUARD_ALLOW_SENSITIVE_FILES'],
+      ['sandbox.enabled', 'boolean', 'RALPH_SANDBOX_ENABLED'],
+      ['sandbox.writable', 'list', 'RALPH_SANDBOX_WRITABLE'],
+      ['sandbox.readOnly', 'list', 'RALPH_SANDBOX_READ_ONLY'],
+      ['sandbox.hidden', 'list', 'RALPH_SANDBOX_HIDDEN'],
       ['notify.webhook', 'string', 'RALPH_NOTIFY_WEBHOOK'],
       ['notify.desktop', 'boolean', 'RALPH_NOTIFY_DESKTOP'],
       ['notify.bell', 'boolean', 'RALPH_NOTIFY_BELL'],

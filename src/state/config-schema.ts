@@ -17,6 +17,7 @@ import {
 import type { Section, Setting, Table } from './config-setting.js';
 import { DEFAULT_PROTECTED_BRANCHES } from './paths.js';
 import { GUARD_SETTINGS } from './guard-config-schema.js';
+import { SANDBOX_SETTINGS } from './sandbox-config-schema.js';
 import { HOOKS_SETTINGS } from './hooks-config-schema.js';
 import { NOTIFY_SETTINGS } from './notify-config-schema.js';
 import { SAFETY_SETTINGS } from './safety-config-schema.js';
@@ -109,6 +110,7 @@ export const CONFIG_TABLE = {
   qualityChecks: QUALITY_CHECKS_SETTING,
   verify: VERIFY_SETTINGS,
   guard: GUARD_SETTINGS,
+  sandbox: SANDBOX_SETTINGS,
   notify: NOTIFY_SETTINGS,
   hooks: HOOKS_SETTINGS,
 };

@@ -226,6 +226,7 @@ describe('command line', () => {
     'guard',
     'verify',
     'debug',
+    'sandbox',
   ];
 
   it('--help lists every command, and each command has its own help', async () => {
@@ -254,6 +255,7 @@ describe('command line', () => {
       'monitor',
       'verify',
       'debug',
+      'sandbox',
     ])
       expect(helps.get(command), command).toContain('[dir]');
   });

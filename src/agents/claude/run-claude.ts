@@ -1,6 +1,6 @@
 import type { ProcessGroups } from '../process-groups.js';
 import { spawnStreaming } from '../spawn.js';
-import type { ProcessResult } from '../spawn.js';
+import type { CommandWrapper, ProcessResult } from '../spawn.js';
 import type { AgentRunRequest, AgentRunResult } from '../types.js';
 import { openLogFile } from './log-file.js';
 import { createRunCollector } from './run-collector.js';
@@ -38,6 +38,8 @@ export interface RunClaudeOptions {
   resultGraceMs?: number;
   /** The run's live agent groups (process-groups.ts), so the run can stop its agents at once. */
   processGroups?: ProcessGroups | undefined;
+  /** Runs each agent process inside something (ralph's OS sandbox). */
+  wrap?: CommandWrapper | undefined;
 }
 
 export function childEnv(
@@ -77,6 +79,7 @@ export async function runClaude(
       idleTimeoutMs: request.idleTimeoutMs ?? options.idleTimeoutMs,
       killGraceMs: options.killGraceMs ?? CLAUDE_KILL_GRACE_MS,
       processGroups: options.processGroups,
+      wrap: options.wrap,
       signal: AbortSignal.any([request.signal, lingering.signal]),
       // Whole chunks go to the log: byte-exact (a last line without newline stays so) and far
       // fewer writes than line by line.

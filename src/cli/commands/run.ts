@@ -84,6 +84,8 @@ export function runCommand(context: CliContext, setExitCode: SetExitCode) {
       'let the agent run every tool without asking (passed to Claude Code)',
     )
     .option('--skip-preflight', 'start without the preflight checks (use with care)')
+    .option('--sandbox', 'run the agent inside the OS sandbox (bubblewrap; config sandbox.enabled)')
+    .option('--no-sandbox', 'run the agent without the OS sandbox, whatever config says')
     .option('--dry-run', 'print the plan (next story, model, argv, prompt size) and run nothing')
     .option('--no-archive', 'do not copy the finished feature into DIR/archive/ on completion')
     .option('-v, --verbose', "show the agent's tool calls and messages as they happen")
@@ -114,6 +116,7 @@ export function runCommand(context: CliContext, setExitCode: SetExitCode) {
           resetBreaker: options.resetBreaker,
           dangerouslySkipPermissions: options.dangerouslySkipPermissions,
           skipPreflight: options.skipPreflight,
+          sandbox: options.sandbox,
           archive: options.archive,
           ...(options.agent === undefined ? {} : { agent: { id: options.agent } }),
         });

@@ -5,6 +5,7 @@ import type { AgentProbe } from '../../agents/types.js';
 import { runPreflight, type PreflightReport } from '../../core/preflight.js';
 import type { Config } from '../../state/config-schema.js';
 import { defaultOf } from '../../state/config-facts.js';
+import { sandboxPreflight } from '../../run/sandbox.js';
 import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { ExitCode, reportError } from '../exit.js';
 import { markLine, useColor, writeJson } from '../output.js';
@@ -29,6 +30,7 @@ export function validateCommand(context: CliContext, setExitCode: SetExitCode) {
           env: context.env,
           protectedBranches: config.protectedBranches,
           agent: agentProbeFor(config, context),
+          sandbox: sandboxPreflight(config.sandbox, context.env),
         });
         if (options.json === true) {
           writeJson(context, {
