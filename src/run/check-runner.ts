@@ -1,4 +1,4 @@
-import { runToCompletion, spawnStreaming } from '../agents/spawn.js';
+import { runToCompletion, spawnStreaming, type CommandWrapper } from '../agents/spawn.js';
 import type { ProcessGroups } from '../agents/process-groups.js';
 import type { CheckRun, CheckRunner } from '../core/loop-types.js';
 
@@ -14,6 +14,8 @@ const KEPT_CHARS = 16_000;
 export function checkRunner(options: {
   env: Readonly<Record<string, string | undefined>>;
   processGroups?: ProcessGroups | undefined;
+  /** The run's OS sandbox, when on: the checks run where the agent ran (git stays outside). */
+  wrap?: CommandWrapper | undefined;
 }): CheckRunner {
   return {
     async shell(command, { cwd, timeoutMs, signal }): Promise<CheckRun> {
@@ -29,6 +31,7 @@ export function checkRunner(options: {
         signal,
         killGraceMs: 2000,
         processGroups: options.processGroups,
+        wrap: options.wrap,
         onLine: (line) => {
           keep(`${line}\n`);
         },

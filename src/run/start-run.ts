@@ -105,7 +105,14 @@ async function runGuarded(plan: RunPlan, runId: string, warnings: string[]): Pro
       askUsageLimit: given.askUsageLimit,
       hooks: userHooks(plan, env, log),
       // The checks get ralph's environment, like the hooks: not the agent's guard token.
-      runCheck: checkRunner({ env, processGroups }),
+      runCheck: checkRunner({
+        env,
+        processGroups,
+        wrap:
+          plan.sandbox === undefined
+            ? undefined
+            : (file, args) => plan.sandbox?.wrap(file, args) ?? { file, args },
+      }),
     });
     // Archive a feature once, when this run finished it: not again on every later run.
     const finishedNow = result.iterations > (resume?.iteration ?? lastIteration);

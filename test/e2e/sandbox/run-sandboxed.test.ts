@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { runRalph } from '../harness.js';
-import { createFakeLoop, LOOP, story, waitFor } from '../run/fake-loop.js';
+import { finishedRun } from '../run/agent-stream.js';
+import { createFakeLoop, LOOP, prdText, story, waitFor } from '../run/fake-loop.js';
 import { describeNeeding, tool } from '../../requirements.js';
 
 /**
@@ -39,6 +40,22 @@ describeNeeding(tool('bwrap'), 'ralph run --sandbox with the fake agent', () => 
     expect(Number(await readFile(join(loop.scripts, 'inner-pid'), 'utf8'))).toBeLessThan(10);
     // (This home lies under /tmp, the sandbox's private one: the write lands there, not here.)
     expect(existsSync(join(loop.home, '.profile'))).toBe(false);
+  });
+
+  it('runs the checks ralph verifies a claim with inside the same sandbox', async () => {
+    const stories = [{ ...story(1), verify: `echo "$$" > 'SCRIPTS/check-pid'` }];
+    const loop = await createFakeLoop(prdText(stories));
+    const text = prdText(stories).replace('SCRIPTS', loop.scripts);
+    await writeFile(loop.prdFile, text);
+    await loop.agent(1, {
+      taskList: text.replace('"passes": false', '"passes": true'),
+      jsonl: finishedRun('s-1', 'Done. <promise>COMPLETE</promise>'),
+    });
+    const env = { ...loop.env, RALPH_SANDBOX_WRITABLE: loop.scripts };
+    const result = await loop.run(['run', '--sandbox', '-n', '1', '--pause', '0'], env);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    // The check's shell is a low pid of a sandbox's own namespace, not a pid of the host.
+    expect(Number(await readFile(join(loop.scripts, 'check-pid'), 'utf8'))).toBeLessThan(10);
   });
 
   it("ralph stop ends the sandboxed agent's whole tree", async () => {
