@@ -71,6 +71,22 @@ describe('sandboxPolicy', () => {
     });
   });
 
+  it('keeps programs installed under the host /tmp visible (read-only) behind the private one', () => {
+    const checkout = '/tmp/ci/main';
+    const { mounts } = sandboxPolicy(
+      input({
+        programDirs: [`${checkout}/node_modules/.bin`, '/usr/bin', '/tmp/gone/bin'],
+        kindOf: (path) => (path === '/tmp/ci' ? 'dir' : kindOf(path)),
+      }),
+    );
+    expect(mounts.slice(0, 2)).toEqual([
+      { kind: 'tmp', source: '/run/r/tmp', path: '/tmp' },
+      { kind: 'ro-bind', path: '/tmp/ci' },
+    ]);
+    expect(mounts).not.toContainEqual({ kind: 'ro-bind', path: '/tmp/gone' });
+    expect(mounts).not.toContainEqual({ kind: 'ro-bind', path: '/usr' });
+  });
+
   it('adds configured paths and worktree git folders, skipping ones that do not exist', () => {
     const { mounts } = sandboxPolicy(
       input({

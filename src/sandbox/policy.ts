@@ -30,6 +30,12 @@ export interface SandboxPolicyInput {
   homeDir: string;
   /** The run's private temp folder on the host; the agent sees it as /tmp (and TMPDIR). */
   tmpDir: string;
+  /**
+   * Where the programs the run starts live (PATH, the command's own folder). Those under the
+   * host's /tmp stay visible, read-only, behind the private /tmp: a checkout or an agent CLI
+   * installed there must still start.
+   */
+  programDirs?: readonly string[] | undefined;
   /** An empty file outside every writable place: what hidden files show. */
   emptyFile: string;
   /** ralph's control files (loop and project): read-only. */
@@ -94,6 +100,12 @@ export function sandboxPolicy(input: SandboxPolicyInput): SandboxPolicy {
   const existing = (path: string) => kindOf(path) !== 'missing';
   const home = (relative: string) => join(homeDir, relative);
   const mounts: Mount[] = [{ kind: 'tmp', source: input.tmpDir, path: '/tmp' }];
+  // Before the writable binds, so a work tree inside one of these stays writable.
+  mounts.push(
+    ...unique(hostTmpTops(input.programDirs ?? []))
+      .filter(existing)
+      .map((path) => bind('ro-bind', path)),
+  );
   const writable = [
     ...HOME_CACHES.map(home),
     input.agentStateDir,
@@ -160,4 +172,12 @@ function bind(kind: 'bind' | 'ro-bind', path: string): Mount {
 
 function unique(paths: readonly string[]): string[] {
   return [...new Set(paths)];
+}
+
+/** The top folders under the host's /tmp (`/tmp/x` of `/tmp/x/y/bin`) that hold these paths. */
+function hostTmpTops(paths: readonly string[]): string[] {
+  return paths.flatMap((path) => {
+    const match = /^\/tmp\/([^/]+)/.exec(path);
+    return match?.[1] === undefined ? [] : [`/tmp/${match[1]}`];
+  });
 }

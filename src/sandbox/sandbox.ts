@@ -5,12 +5,13 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { bwrapArgs } from './bwrap-args.js';
 import { isSecretEnvFile, sandboxPolicy, type PathKind, type SandboxPolicy } from './policy.js';
 
@@ -82,10 +83,11 @@ export function createSandbox(bwrap: string, input: SandboxInput): Sandbox {
     runDir = made;
     return made;
   };
-  const policy = () => {
+  const policy = (command?: string) => {
     prepareFolders(input);
     const run = runFolder();
     return sandboxPolicy({
+      programDirs: programDirs(input.env.PATH, command),
       projectRoot: input.projectRoot,
       ...gitFolders(input.projectRoot, input.gitDir),
       homeDir: input.homeDir,
@@ -105,7 +107,7 @@ export function createSandbox(bwrap: string, input: SandboxInput): Sandbox {
     policy,
     wrap: (file, args, options) => ({
       file: bwrap,
-      args: bwrapArgs(policy(), { file, args }, { newSession: options?.newSession === true }),
+      args: bwrapArgs(policy(file), { file, args }, { newSession: options?.newSession === true }),
       // bubblewrap exits 128+N when the command dies of signal N.
       exitCodeCarriesSignal: true,
     }),
@@ -184,4 +186,18 @@ function kindOf(path: string): PathKind {
   } catch {
     return 'missing';
   }
+}
+
+/** PATH's folders and the command's, by their real paths (a .bin link points into its package). */
+function programDirs(path: string | undefined, command: string | undefined): string[] {
+  const real = (each: string): string => {
+    try {
+      return realpathSync(each);
+    } catch {
+      return each;
+    }
+  };
+  const dirs = (path ?? '').split(delimiter).filter((each) => isAbsolute(each));
+  const own = command !== undefined && isAbsolute(command) ? [dirname(real(command))] : [];
+  return [...dirs.map(real), ...own];
 }
