@@ -9,6 +9,7 @@ import {
   rejectionsOf,
   type EvidenceEntry,
 } from '../state/evidence-log.js';
+import { findCheckSetupChanges } from './check-setup.js';
 import type { IterationOutcome, LoopEvent } from './events.js';
 import type { IterationReport } from './iteration.js';
 import {
@@ -90,7 +91,10 @@ export async function verifyClaims(
   }
   const history = await readEvidence(ctx.options.loopDir);
   const commit = await headCommit(ctx);
-  const integrity = await integrityProblems(ctx, settings, input.start);
+  const storyCommands = input.claimed.flatMap(
+    (id) => input.before.taskList.stories.find((each) => each.id === id)?.verify ?? [],
+  );
+  const integrity = await integrityProblems(ctx, settings, input.start, storyCommands);
   let quality: Check[] | undefined;
   const accepted: string[] = [];
   const rejected: ClaimsVerdict['rejected'] = [];
@@ -256,13 +260,18 @@ async function integrityProblems(
   ctx: LoopContext,
   settings: VerificationSettings,
   start: StartPoint | undefined,
+  storyCommands: readonly string[],
 ): Promise<Check | undefined> {
   const runner = ctx.deps.runCheck;
   if (!settings.testIntegrity || runner === undefined || start === undefined) return undefined;
   const began = ctx.deps.clock.now().getTime();
   const diff = await readTestDiff(runner, ctx.options.cwd, start);
   if (diff === undefined) return undefined;
-  const problems = findTestTampering(diff, settings.testFiles);
+  const commands = [...Object.values(settings.qualityChecks), ...storyCommands];
+  const problems = [
+    ...findTestTampering(diff, settings.testFiles),
+    ...(await findCheckSetupChanges(runner, ctx.options.cwd, start, commands)),
+  ];
   return {
     kind: 'integrity',
     name: 'test integrity',

@@ -126,6 +126,15 @@ describe('ralph run with a fake claude: ralph verifies what the agent claims', (
     await expectRejected(loop, /added a skip\/only\/todo marker in test\/mul.test.js/);
   });
 
+  it('rejects an agent that weakens the test script or npm itself instead of a test', async () => {
+    const script = await projectLoop(
+      `sed -i 's|"test": "node --test"|"test": "node --test test/add.test.js"|' package.json`,
+    );
+    await expectRejected(script, /changed the package.json script "test", which a check runs/);
+    const npmrc = await projectLoop(`printf 'script-shell=/bin/true\\n' > .npmrc`);
+    await expectRejected(npmrc, /changed \.npmrc, which decides how npm runs the checks/);
+  });
+
   it('rejects a bare re-claim after a rejected skip, and a claim after a skip made in an iteration that claimed nothing', async () => {
     const loop = await projectLoop(
       `sed -i "s/^test('multiplies'/test.skip('multiplies'/" test/mul.test.js`,

@@ -1,0 +1,91 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { findCheckSetupChanges, scriptsRunBy } from './check-setup.js';
+import type { CheckRunner } from './loop-types.js';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+/** A runner whose `git show START:./FILE` answers with the file as it was (undefined: absent). */
+function runnerWith(before: Record<string, string>): CheckRunner {
+  return {
+    shell: () => Promise.reject(new Error('no shell here')),
+    git: (args) => {
+      const file = args[1]?.split(':./')[1] ?? '';
+      return Promise.resolve(before[file]);
+    },
+  };
+}
+
+const START = { commit: 'start1', untracked: new Set<string>() };
+const pkg = (scripts: Record<string, string>) => JSON.stringify({ name: 'p', scripts });
+
+async function project(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'ralph-check-setup-'));
+  dirs.push(dir);
+  for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
+  return dir;
+}
+
+describe('scriptsRunBy', () => {
+  it('names the scripts the commands run, with test and the pre/post scripts around each', () => {
+    expect(scriptsRunBy(['npm run lint && pnpm typecheck', 'npm ci', 'yarn test:unit'])).toEqual([
+      'test',
+      'pretest',
+      'posttest',
+      'lint',
+      'prelint',
+      'postlint',
+      'typecheck',
+      'pretypecheck',
+      'posttypecheck',
+      'test:unit',
+      'pretest:unit',
+      'posttest:unit',
+    ]);
+  });
+});
+
+describe('findCheckSetupChanges', () => {
+  it('reports a rewritten test script and a new .npmrc', async () => {
+    const cwd = await project({
+      'package.json': pkg({ test: 'exit 0', build: 'tsc' }),
+      '.npmrc': 'script-shell=/bin/true\n',
+    });
+    const runner = runnerWith({ 'package.json': pkg({ test: 'node --test', build: 'tsc' }) });
+    expect(await findCheckSetupChanges(runner, cwd, START, ['npm test'])).toEqual([
+      'changed .npmrc, which decides how npm runs the checks',
+      'changed the package.json script "test", which a check runs',
+    ]);
+  });
+
+  it('lets other scripts and other package.json fields change', async () => {
+    const cwd = await project({
+      'package.json': JSON.stringify({
+        name: 'p',
+        dependencies: { zod: '4' },
+        scripts: { test: 'node --test', build: 'tsc -p .' },
+      }),
+    });
+    const runner = runnerWith({ 'package.json': pkg({ test: 'node --test', build: 'tsc' }) });
+    expect(await findCheckSetupChanges(runner, cwd, START, ['npm test'])).toEqual([]);
+  });
+
+  it('reports a pre-script added around a script a check runs', async () => {
+    const cwd = await project({
+      'package.json': pkg({
+        test: 'node --test',
+        prelint: 'git checkout -- test',
+        lint: 'eslint .',
+      }),
+    });
+    const runner = runnerWith({ 'package.json': pkg({ test: 'node --test', lint: 'eslint .' }) });
+    expect(await findCheckSetupChanges(runner, cwd, START, ['npm run lint'])).toEqual([
+      'changed the package.json script "prelint", which a check runs',
+    ]);
+  });
+});

@@ -1,0 +1,78 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CheckRunner, StartPoint } from './loop-types.js';
+
+/**
+ * How the checks run is part of what they check: an agent that rewrites the `test` script to
+ * `exit 0`, or an `.npmrc` whose `script-shell` is `/bin/true`, makes every npm check pass
+ * without touching a test. This compares, against the integrity base, the project's `.npmrc` and
+ * the package.json scripts the checks run (the ones their commands name, `test`, and the pre/post
+ * scripts npm runs around them). A change is tampering unless the story allows test changes.
+ */
+export async function findCheckSetupChanges(
+  runner: CheckRunner,
+  cwd: string,
+  start: StartPoint,
+  commands: readonly string[],
+): Promise<string[]> {
+  const [npmrcBefore, npmrcNow, packageBefore, packageNow] = await Promise.all([
+    runner.git(['show', `${start.commit}:./.npmrc`], cwd),
+    readFile(join(cwd, '.npmrc'), 'utf8').catch(() => undefined),
+    runner.git(['show', `${start.commit}:./package.json`], cwd),
+    readFile(join(cwd, 'package.json'), 'utf8').catch(() => undefined),
+  ]);
+  const problems: string[] = [];
+  if ((npmrcBefore ?? '') !== (npmrcNow ?? '')) {
+    problems.push('changed .npmrc, which decides how npm runs the checks');
+  }
+  const before = scriptsOf(packageBefore);
+  const now = scriptsOf(packageNow);
+  for (const name of scriptsRunBy(commands)) {
+    if (before[name] !== now[name]) {
+      problems.push(`changed the package.json script "${name}", which a check runs`);
+    }
+  }
+  return problems;
+}
+
+/** Script names the commands run through a package manager, with npm's pre- and post- scripts. */
+export function scriptsRunBy(commands: readonly string[]): string[] {
+  const names = new Set<string>(['test']);
+  const invocation = /\b(?:npm|pnpm|yarn|bun)\s+(?:run(?:-script)?\s+)?([\w:.-]+)/g;
+  for (const command of commands) {
+    for (const match of command.matchAll(invocation)) {
+      const name = match[1];
+      if (name !== undefined && !MANAGER_COMMANDS.has(name)) names.add(name);
+    }
+  }
+  return [...names].flatMap((name) => [name, `pre${name}`, `post${name}`]);
+}
+
+/** Package-manager commands that are not scripts (`npm ci`, `npm exec`, …). */
+const MANAGER_COMMANDS = new Set([
+  'ci',
+  'install',
+  'i',
+  'exec',
+  'x',
+  'dlx',
+  'run',
+  'run-script',
+  'add',
+  'audit',
+  'ls',
+]);
+
+function scriptsOf(text: string | undefined): Record<string, unknown> {
+  if (text === undefined) return {};
+  try {
+    const parsed = JSON.parse(text) as { scripts?: unknown };
+    const { scripts } = parsed;
+    return typeof scripts === 'object' && scripts !== null
+      ? (scripts as Record<string, unknown>)
+      : {};
+  } catch {
+    // Not JSON now: npm cannot run any script of it either, so nothing runs differently.
+    return {};
+  }
+}
