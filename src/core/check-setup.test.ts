@@ -32,20 +32,12 @@ async function project(files: Record<string, string>): Promise<string> {
 }
 
 describe('scriptsRunBy', () => {
-  it('names the scripts the commands run, with test and the pre/post scripts around each', () => {
+  it('names the scripts the commands run, and test', () => {
     expect(scriptsRunBy(['npm run lint && pnpm typecheck', 'npm ci', 'yarn test:unit'])).toEqual([
       'test',
-      'pretest',
-      'posttest',
       'lint',
-      'prelint',
-      'postlint',
       'typecheck',
-      'pretypecheck',
-      'posttypecheck',
       'test:unit',
-      'pretest:unit',
-      'posttest:unit',
     ]);
   });
 });
@@ -87,5 +79,14 @@ describe('findCheckSetupChanges', () => {
     expect(await findCheckSetupChanges(runner, cwd, START, ['npm run lint'])).toEqual([
       'changed the package.json script "prelint", which a check runs',
     ]);
+  });
+
+  it('reports a removed script, and lets a project without one get its first', async () => {
+    const cwd = await project({ 'package.json': pkg({ test: 'node --test' }) });
+    const runner = runnerWith({ 'package.json': pkg({ test: 'node --test', lint: 'eslint .' }) });
+    expect(await findCheckSetupChanges(runner, cwd, START, ['npm run lint'])).toEqual([
+      'changed the package.json script "lint", which a check runs',
+    ]);
+    expect(await findCheckSetupChanges(runnerWith({}), cwd, START, ['npm test'])).toEqual([]);
   });
 });

@@ -7,7 +7,8 @@ import type { CheckRunner, StartPoint } from './loop-types.js';
  * `exit 0`, or an `.npmrc` whose `script-shell` is `/bin/true`, makes every npm check pass
  * without touching a test. This compares, against the integrity base, the project's `.npmrc` and
  * the package.json scripts the checks run (the ones their commands name, `test`, and the pre/post
- * scripts npm runs around them). A change is tampering unless the story allows test changes.
+ * scripts npm runs around them) that existed there. A change or removal is tampering unless the
+ * story allows test changes.
  */
 export async function findCheckSetupChanges(
   runner: CheckRunner,
@@ -28,14 +29,20 @@ export async function findCheckSetupChanges(
   const before = scriptsOf(packageBefore);
   const now = scriptsOf(packageNow);
   for (const name of scriptsRunBy(commands)) {
-    if (before[name] !== now[name]) {
-      problems.push(`changed the package.json script "${name}", which a check runs`);
+    // A script that was not there is set up, not weakened (a first story that creates the
+    // project writes its test script). One that was there must stay as it was, and so must what
+    // npm runs around it: a pre- or post- script added to it counts too.
+    if (before[name] === undefined) continue;
+    for (const each of [name, `pre${name}`, `post${name}`]) {
+      if (before[each] !== now[each]) {
+        problems.push(`changed the package.json script "${each}", which a check runs`);
+      }
     }
   }
   return problems;
 }
 
-/** Script names the commands run through a package manager, with npm's pre- and post- scripts. */
+/** Script names the commands run through a package manager (`test` always: npm test's). */
 export function scriptsRunBy(commands: readonly string[]): string[] {
   const names = new Set<string>(['test']);
   const invocation = /\b(?:npm|pnpm|yarn|bun)\s+(?:run(?:-script)?\s+)?([\w:.-]+)/g;
@@ -45,7 +52,7 @@ export function scriptsRunBy(commands: readonly string[]): string[] {
       if (name !== undefined && !MANAGER_COMMANDS.has(name)) names.add(name);
     }
   }
-  return [...names].flatMap((name) => [name, `pre${name}`, `post${name}`]);
+  return [...names];
 }
 
 /** Package-manager commands that are not scripts (`npm ci`, `npm exec`, …). */
