@@ -12,6 +12,7 @@ import { runIteration, type IterationReport, type IterationSetup } from './itera
 import { interrupted, type LoopContext, type Stop } from './loop-types.js';
 import { spendOf } from './safety-session.js';
 import { iterationStart, judgedReport, verifyClaims } from './verify.js';
+import { snapshotConfigs } from './config-guard.js';
 import { waitUntil } from './waits.js';
 
 /**
@@ -68,6 +69,7 @@ export async function runAttempts(
     });
     // Where the iteration's changes start, for test integrity: read before the agent can commit.
     const start = await iterationStart(ctx);
+    const configs = await snapshotConfigs(ctx.options.configFiles ?? []);
     ctx.safety.callStarted(clock.now());
     // Agent output arrives while the process runs; reporters see it in order, without blocking it.
     let queued = Promise.resolve();
@@ -106,6 +108,13 @@ export async function runAttempts(
       },
     });
     await queued;
+    for (const path of await configs.restore()) {
+      await ctx.emit({
+        type: 'warning',
+        at: ctx.at(),
+        message: `the agent changed ${path}, which sets ralph's checks and guard; ralph put it back`,
+      });
+    }
     // The agent's passes are claims: ralph's checks, as the task list had them when the
     // iteration started, decide which of them stand.
     const verdict =

@@ -38,6 +38,8 @@ export interface LoopOptions {
   safety?: SafetySettings | undefined;
   /** How claimed stories are verified (issue 12); none of it runs when absent. */
   verification?: VerificationSettings | undefined;
+  /** The config files that set the checks and the guard: put back when the agent changes them. */
+  configFiles?: readonly string[] | undefined;
 }
 
 /** What ralph checks before it believes a story the agent marked passing. */

@@ -11,7 +11,14 @@ import { tokenCountsSchema } from '../safety/budget.js';
 import type { Config } from '../state/config-schema.js';
 import { loadConfig, readConfigFile, type ConfigSource } from '../state/config.js';
 import { findGitRepo } from '../state/git.js';
-import { findPromptFile, requireTaskListFile, loopPaths, resolveLoopDir } from '../state/paths.js';
+import {
+  findPromptFile,
+  loopPaths,
+  projectPaths,
+  requireTaskListFile,
+  resolveLoopDir,
+  userConfigPath,
+} from '../state/paths.js';
 import { readStatus } from '../state/status.js';
 import { RalphError } from '../util/errors.js';
 import {
@@ -148,6 +155,11 @@ export async function planRun(input: RunOptions): Promise<RunPlan> {
       hasSpec: await exists(paths.spec),
       hasSpecsDir: await exists(paths.specsDir),
       safety: safetySettingsFrom(config, given.resetBreaker === true),
+      configFiles: [
+        projectPaths(repo?.root ?? cwd).config,
+        paths.config,
+        userConfigPath({ homeDir, env }),
+      ],
       verification: {
         qualityChecks: config.qualityChecks,
         timeoutMs: config.verify.timeoutSeconds * 1000,

@@ -135,6 +135,20 @@ describe('ralph run with a fake claude: ralph verifies what the agent claims', (
     await expectRejected(npmrc, /changed \.npmrc, which decides how npm runs the checks/);
   });
 
+  it('puts back a config the agent weakened, so the next run still checks', async () => {
+    const loop = await projectLoop(
+      `printf 'qualityChecks:\\n  test: "true"\\n' > .ralph/config.yaml`,
+    );
+    await expectRejected(loop, /`node --test test\/mul.test.js` failed/);
+    expect(await readFile(join(loop.repo, '.ralph/config.yaml'), 'utf8')).toBe(
+      'quality_checks:\n  test: npm test\n',
+    );
+    const warnings = ofType(await loop.events(), 'warning').map((each) => String(each.message));
+    expect(warnings).toContainEqual(
+      expect.stringMatching(/the agent changed .*\.ralph\/config\.yaml, .* ralph put it back/),
+    );
+  });
+
   it('rejects a bare re-claim after a rejected skip, and a claim after a skip made in an iteration that claimed nothing', async () => {
     const loop = await projectLoop(
       `sed -i "s/^test('multiplies'/test.skip('multiplies'/" test/mul.test.js`,
