@@ -15,9 +15,9 @@ import { join } from 'node:path';
 
 const RUNS = Number(process.argv[2] ?? 40);
 const DIST = new URL('../dist/', import.meta.url);
-const BIN = new URL('cli/bin.js', DIST).pathname;
+const BIN = new URL('cli/bin.cjs', DIST).pathname;
 if (!existsSync(BIN)) {
-  process.stderr.write('dist/cli/bin.js is missing: run `npm run build` first\n');
+  process.stderr.write('dist/cli/bin.cjs is missing: run `npm run build` first\n');
   process.exit(1);
 }
 const { startGuardService } = await import(new URL('guard/service.js', DIST).href);

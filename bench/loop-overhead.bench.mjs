@@ -22,11 +22,11 @@ const ITERATIONS = Number(process.argv[2] ?? 200);
 const STANDALONE_RUNS = 50;
 const ROOT = new URL('..', import.meta.url).pathname;
 // RALPH_BENCH_BIN compares another build (e.g. an experiment) on the same workload.
-const BIN = process.env.RALPH_BENCH_BIN ?? join(ROOT, 'dist/cli/bin.js');
+const BIN = process.env.RALPH_BENCH_BIN ?? join(ROOT, 'dist/cli/bin.cjs');
 const FAKE_BIN = join(ROOT, 'test/fixtures/bin');
 const INSTANT = join(ROOT, 'test/fixtures/agent/instant.jsonl');
 if (!existsSync(BIN)) {
-  process.stderr.write('dist/cli/bin.js is missing: run `npm run build` first\n');
+  process.stderr.write('dist/cli/bin.cjs is missing: run `npm run build` first\n');
   process.exit(1);
 }
 

@@ -20,9 +20,9 @@ const EVENTS = Number(process.argv[2] ?? 5000);
 const print = (text) => process.stdout.write(`${text}\n`);
 const CLIENTS = 20;
 const DIST = new URL('../dist/', import.meta.url).pathname;
-const BIN = join(DIST, 'cli/bin.js');
+const BIN = join(DIST, 'cli/bin.cjs');
 if (!existsSync(BIN)) {
-  process.stderr.write('dist/cli/bin.js is missing: run `npm run build` first\n');
+  process.stderr.write('dist/cli/bin.cjs is missing: run `npm run build` first\n');
   process.exit(1);
 }
 

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const RUNS = Number(process.argv[2] ?? 50);
-const BIN = new URL('../dist/cli/bin.js', import.meta.url).pathname;
+const BIN = new URL('../dist/cli/bin.cjs', import.meta.url).pathname;
 if (!existsSync(BIN)) {
-  process.stderr.write('dist/cli/bin.js is missing: run `npm run build` first\n');
+  process.stderr.write('dist/cli/bin.cjs is missing: run `npm run build` first\n');
   process.exit(1);
 }
 

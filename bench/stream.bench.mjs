@@ -64,7 +64,7 @@ if (process.argv[2] === '--agent') {
 const MEGABYTES = Number(process.argv.find((arg) => /^\d+$/.test(arg)) ?? 300);
 const PROFILE = process.argv.includes('--profile');
 // RALPH_BENCH_BIN compares another build (e.g. an experiment) on the same workload.
-const BIN = process.env.RALPH_BENCH_BIN ?? join(ROOT, 'dist/cli/bin.js');
+const BIN = process.env.RALPH_BENCH_BIN ?? join(ROOT, 'dist/cli/bin.cjs');
 const FAKE_BIN = join(ROOT, 'test/fixtures/bin');
 for (const [file, hint] of [
   [BIN, 'run `npm run build` first'],

@@ -55,6 +55,7 @@ describe('installGuardSettings (ralph setup --guard)', () => {
   it('recognises its own hook commands', () => {
     expect(isRalphGuardHook('ralph guard')).toBe(true);
     expect(isRalphGuardHook("'/n/node' '/x/dist/cli/bin.js' guard")).toBe(true);
+    expect(isRalphGuardHook("'/n/node' '/x/dist/cli/bin.cjs' guard")).toBe(true);
     expect(isRalphGuardHook('my-guard')).toBe(false);
   });
 });

@@ -61,9 +61,9 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Whether a hook command is ralph's guard (`ralph guard`, `node …/bin.js guard`, …). */
+/** Whether a hook command is ralph's guard (`ralph guard`, `node …/bin.cjs guard`, …). */
 export function isRalphGuardHook(command: string): boolean {
-  return /(^|[\s/'"])(ralph|bin\.js['"]?)\s+guard(\s|$)/.test(command);
+  return /(^|[\s/'"])(ralph|bin\.c?js['"]?)\s+guard(\s|$)/.test(command);
 }
 
 export async function installGuardSettings(

@@ -61,6 +61,7 @@ describe('shell words', () => {
   it('recognises ralph Stop hooks in every form', () => {
     expect(isRalphStopHook('ralph stop-hook')).toBe(true);
     expect(isRalphStopHook("'/usr/bin/node' '/x/dist/cli/bin.js' stop-hook")).toBe(true);
+    expect(isRalphStopHook("'/usr/bin/node' '/x/dist/cli/bin.cjs' stop-hook")).toBe(true);
     expect(isRalphStopHook('npx ralph stop-hook ')).toBe(true);
     expect(isRalphStopHook('other-tool stop-hook')).toBe(false);
     expect(isRalphStopHook('ralph guard')).toBe(false);

@@ -8,19 +8,19 @@ import { fileURLToPath } from 'node:url';
  * (node_modules/.bin) or an npx run puts no `ralph` on PATH. So:
  *  - when `ralph` on PATH is this very installation, write `ralph stop-hook`: it survives
  *    upgrades and node version switches and reads well in a shared settings file;
- *  - otherwise write the absolute `<node> <…/dist/cli/bin.js> stop-hook` of this installation,
+ *  - otherwise write the absolute `<node> <…/dist/cli/bin.cjs> stop-hook` of this installation,
  *    which works wherever the file stays (and warn when that is npx's cache, which gets pruned).
  * `ralph setup --hook-command` overrides both.
  */
 
 export interface StopHookCommand {
-  /** What runs the CLI (`ralph`, or `'/usr/bin/node' '/…/bin.js'`); `stop-hook` and `loop …` follow. */
+  /** What runs the CLI (`ralph`, or `'/usr/bin/node' '/…/bin.cjs'`); `stop-hook` and `loop …` follow. */
   prefix: string;
   form: 'path' | 'absolute' | 'custom';
   warnings: string[];
 }
 
-export const THIS_BIN = fileURLToPath(new URL('../cli/bin.js', import.meta.url));
+export const THIS_BIN = fileURLToPath(new URL('../cli/bin.cjs', import.meta.url));
 
 export async function chooseStopHookCommand(options: {
   env: NodeJS.ProcessEnv;
@@ -68,5 +68,5 @@ export function shellQuote(word: string): string {
 
 /** Whether a hook command is ralph's Stop hook in any of the forms above (for idempotent setup). */
 export function isRalphStopHook(command: string): boolean {
-  return /\bstop-hook\s*$/.test(command) && /ralph|bin\.js/.test(command);
+  return /\bstop-hook\s*$/.test(command) && /ralph|bin\.c?js/.test(command);
 }

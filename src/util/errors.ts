@@ -35,7 +35,21 @@ export interface SourceLocation {
   field?: string;
 }
 
+/**
+ * Marks every RalphError, whichever copy of this module made it: the CLI's TUI is a bundle of its
+ * own (scripts/bundle-cli.mjs), and an application may load two versions of the library. A class
+ * is one per copy; a registered symbol is one per process.
+ */
+const RALPH_ERROR = Symbol.for('ralph-run.RalphError');
+
 export class RalphError extends Error {
+  /** `error instanceof RalphError` holds for a RalphError of any copy (subclasses check as usual). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== RalphError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === 'object' && value !== null && RALPH_ERROR in value;
+  }
+
+  readonly [RALPH_ERROR] = true;
   override readonly name: string = 'RalphError';
   readonly code: ErrorCode;
   readonly exitCode: number;

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { afterAll, onTestFinished } from 'vitest';
 
-/** Process-level tests run the built binary exactly as a user would: `node dist/cli/bin.js`. */
-export const RALPH_BIN = resolve(import.meta.dirname, '../../dist/cli/bin.js');
+/** Process-level tests run the built binary exactly as a user would: `node dist/cli/bin.cjs`. */
+export const RALPH_BIN = resolve(import.meta.dirname, '../../dist/cli/bin.cjs');
 export const FAKE_BIN_DIR = resolve(import.meta.dirname, '../fixtures/bin');
 
 export interface RunResult {

@@ -14,7 +14,7 @@ import { writeJson } from '../output.js';
 import { shownPath } from './watch-target.js';
 
 /** The built CLI entry point: a background run is this same ralph, started again. */
-export const BIN = fileURLToPath(new URL('../bin.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../bin.cjs', import.meta.url));
 const STARTUP_TIMEOUT_MS = 15_000;
 
 /**

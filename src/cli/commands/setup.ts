@@ -26,7 +26,7 @@ export function setupCommand(context: CliContext, setExitCode: SetExitCode) {
         '.claude/settings.local.json, keeping everything else there; --plugin writes a Claude Code ' +
         'plugin (slash commands /ralph-loop, /start-loop, /list, /cancel-ralph, /help and the hook). ' +
         'Running it again changes nothing. The hook command is `ralph stop-hook` when this ralph is ' +
-        'on PATH, else the absolute `node …/dist/cli/bin.js stop-hook` of this installation.',
+        'on PATH, else the absolute `node …/dist/cli/bin.cjs stop-hook` of this installation.',
     )
     .option('--stop-hook', 'add the Stop hook to .claude/settings.local.json')
     .option('--plugin', 'write the Claude Code plugin (default folder .claude/ralph-plugin)')

@@ -29,7 +29,7 @@ describe('ralph setup', () => {
     const command = settings.hooks.Stop[0]?.hooks[0]?.command ?? '';
     // No ralph on this test's PATH: the absolute form of this installation.
     expect(command).toBe(
-      `${process.execPath} ${join(import.meta.dirname, '../../../dist/cli/bin.js')} stop-hook`,
+      `${process.execPath} ${join(import.meta.dirname, '../../../dist/cli/bin.cjs')} stop-hook`,
     );
 
     await runRalph(['loop', 'start', 'Keep going', '--completion-promise', 'DONE'], repo, env);
