@@ -50,27 +50,35 @@ export interface GuardService {
 }
 
 export async function startGuardService(options: GuardServiceOptions): Promise<GuardService> {
-  // Loaded before the first request, not during it: Claude waits on every tool call.
-  await loadShellParser();
+  // The parser loads (~60 ms, mostly compiling WASM) while the first agent starts, and the first
+  // tool call waits for what is left of it: Claude's first tool call comes seconds after its start,
+  // so no call pays, and no run waits for it before starting its agent.
+  const parserReady = loadShellParser();
   const token = randomBytes(24).toString('base64url');
   const expected = Buffer.from(`Bearer ${token}`);
   const now = options.now ?? (() => new Date());
   const latencies: number[] = [];
   const failureListeners: ((error: Error) => void)[] = [];
   let closing = false;
-  let failed = false;
+  let failure: Error | undefined;
   const fail = (error: Error) => {
-    if (closing || failed) return;
-    failed = true;
+    if (closing || failure !== undefined) return;
+    failure = error;
     for (const listener of failureListeners) listener(error);
   };
+  // A parser that cannot load stops the run as a failed server does (every call would be refused).
+  parserReady.catch((error: unknown) => {
+    fail(error instanceof Error ? error : new Error(String(error)));
+  });
 
   // The rules (decide.js and the shell analysis behind it) load on the first tool call, not
   // before the run's first agent starts: a run whose agent calls no tool never pays for them.
   // Should the load fail, the request fails closed like any other internal error.
   let judge: Promise<typeof judgeToolCall> | undefined;
   const loadJudge = (): Promise<typeof judgeToolCall> =>
-    (judge ??= import('./decide.js').then((module) => module.judgeToolCall));
+    (judge ??= parserReady
+      .then(() => import('./decide.js'))
+      .then((module) => module.judgeToolCall));
 
   const server = createServer((request, response) => {
     const started = performance.now();
@@ -136,6 +144,8 @@ export async function startGuardService(options: GuardServiceOptions): Promise<G
     server,
     onFailure: (listener) => {
       failureListeners.push(listener);
+      // A failure before anyone listened (the parser's load) still reaches the listener.
+      if (failure !== undefined) listener(failure);
     },
     close: () =>
       new Promise<void>((resolve) => {
