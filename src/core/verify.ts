@@ -265,11 +265,11 @@ async function integrityProblems(
   const runner = ctx.deps.runCheck;
   if (!settings.testIntegrity || runner === undefined || start === undefined) return undefined;
   const began = ctx.deps.clock.now().getTime();
-  const diff = await readTestDiff(runner, ctx.options.cwd, start);
+  const diff = await readTestDiff(runner, ctx.options.cwd, start, settings.testFiles);
   if (diff === undefined) return undefined;
   const commands = [...Object.values(settings.qualityChecks), ...storyCommands];
   const problems = [
-    ...findTestTampering(diff, settings.testFiles),
+    ...findTestTampering(diff),
     ...(await findCheckSetupChanges(runner, ctx.options.cwd, start, commands)),
   ];
   return {
