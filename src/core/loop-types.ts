@@ -4,6 +4,7 @@ import type { SafetySettings } from '../safety/settings.js';
 import type { HookPoint } from '../state/paths.js';
 import type { LoopEvent, Reporter, RunState, StopReason } from './events.js';
 import type { ModelSettings } from './model-select.js';
+import type { TestCounts } from './test-counts.js';
 import type { SafetySession } from './safety-session.js';
 
 export interface LoopOptions {
@@ -65,6 +66,8 @@ export interface CheckRun {
   durationMs: number;
   /** The end of what it printed (stdout and stderr, interleaved as they came). */
   output: string;
+  /** How many tests its runner said passed, skipped, todo (undefined: no runner ralph knows). */
+  tests?: TestCounts | undefined;
 }
 
 /**
