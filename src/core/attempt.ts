@@ -128,8 +128,7 @@ export async function runAttempts(
           })
         : undefined;
     const report = verdict === undefined ? claimed : judgedReport(claimed, verdict);
-    // A verified story moves the integrity base on to the tree it was verified on.
-    if (verdict !== undefined && verdict.accepted.length > 0) ctx.integrityBase.start = undefined;
+    // (A verified story has moved the integrity base on to the tree it was verified on.)
     if (report.after !== undefined) document = report.after;
     await reportTaskListEvents(ctx, iteration, report);
 

@@ -11,7 +11,8 @@ export const TEST_RUNNERS = ['vitest', 'jest', 'node', 'pytest', 'go', 'cargo'] 
 export type TestRunner = (typeof TEST_RUNNERS)[number];
 
 export interface TestCounts {
-  runner: TestRunner;
+  /** One of TEST_RUNNERS (a string: counts are read back from ralph's state file). */
+  runner: string;
   passed: number;
   skipped: number;
   todo: number;

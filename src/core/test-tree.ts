@@ -38,14 +38,31 @@ export interface TestDiff {
 export async function readStartPoint(
   runner: CheckRunner,
   cwd: string,
+  globs: readonly string[] = [],
 ): Promise<StartPoint | undefined> {
   const head = (await runner.git([...GIT, 'rev-parse', '--verify', 'HEAD'], cwd))?.trim();
   if (head === undefined || head === '') return undefined;
   const stash = (await runner.git([...GIT, 'stash', 'create'], cwd))?.trim();
-  const untracked = await runner.git([...GIT, ...UNTRACKED], cwd);
+  const untracked = splitNul(await runner.git([...GIT, ...UNTRACKED], cwd));
+  // Untracked test files are part of the base too: written to the object store as they are now
+  // (no clean filter), so a later change to one is compared like any tracked test's.
+  const isTest = globMatcher(globs);
+  const tests = untracked.filter(isTest);
+  const hashes =
+    tests.length === 0
+      ? []
+      : ((
+          await runner.git([...GIT, 'hash-object', '-w', '--no-filters', '--', ...tests], cwd)
+        )?.split('\n') ?? []);
+  const testBlobs: Record<string, string> = {};
+  tests.forEach((file, index) => {
+    const hash = hashes[index]?.trim();
+    if (hash !== undefined && hash !== '') testBlobs[file] = hash;
+  });
   return {
     commit: stash === undefined || stash === '' ? head : stash,
-    untracked: new Set(splitNul(untracked)),
+    untracked: new Set(untracked.filter((file) => testBlobs[file] === undefined)),
+    testBlobs,
   };
 }
 
@@ -70,6 +87,9 @@ export async function readTestDiff(
     if (match?.[3] !== undefined && isTest(match[3])) {
       base.set(match[3], { mode: match[1] ?? '', hash: match[2] ?? '' });
     }
+  }
+  for (const [file, hash] of Object.entries(start.testBlobs ?? {})) {
+    if (isTest(file)) base.set(file, { mode: '100644', hash });
   }
   const diff: TestDiff = { deleted: [], movedOut: [], changed: [] };
   const now = new Map<string, Buffer>();

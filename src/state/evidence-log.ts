@@ -33,6 +33,17 @@ export const evidenceEntrySchema = z.object({
   durationMs: z.number(),
   outputTail: z.string(),
   verdict: z.enum(['pass', 'fail', 'unchecked']),
+  /** The tests the check's runner reported (verify and quality checks of a runner ralph reads). */
+  tests: z
+    .object({
+      runner: z.string(),
+      passed: z.number(),
+      skipped: z.number(),
+      todo: z.number(),
+    })
+    .optional(),
+  /** What ralph wants a reader to know about this check (e.g. no test counts to compare). */
+  note: z.string().optional(),
 });
 export type EvidenceEntry = z.infer<typeof evidenceEntrySchema>;
 
