@@ -68,7 +68,7 @@ export async function runAttempts(
       promptBytes: Buffer.byteLength(plan.prompt),
     });
     // Where the iteration's changes start, for test integrity: read before the agent can commit.
-    const start = await iterationStart(ctx);
+    const start = await iterationStart(ctx, plan.before);
     const configs = await snapshotConfigs(ctx.options.configFiles ?? []);
     ctx.safety.callStarted(clock.now());
     // Agent output arrives while the process runs; reporters see it in order, without blocking it.

@@ -1,11 +1,14 @@
-import { basename } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import {
   integrityStateFile,
   readIntegrityState,
   writeIntegrityState,
 } from '../state/integrity-store.js';
 import { loopStateDir } from '../state/user-state.js';
+import { scriptsRunBy } from './check-setup.js';
 import type { LoopContext, StartPoint } from './loop-types.js';
+import { executablesRunBy, hashExecutables } from './runner-config.js';
 import { weakerSuite, type TestCounts } from './test-counts.js';
 import { findTestTampering, readStartPoint, readTestDiff } from './test-integrity.js';
 
@@ -18,7 +21,10 @@ import { findTestTampering, readStartPoint, readTestDiff } from './test-integrit
  */
 
 /** Where the next claim's changes are measured from: the base, read or loaded on first use. */
-export async function integrityStart(ctx: LoopContext): Promise<StartPoint | undefined> {
+export async function integrityStart(
+  ctx: LoopContext,
+  storyCommands: readonly string[],
+): Promise<StartPoint | undefined> {
   const runner = ctx.deps.runCheck;
   const settings = ctx.options.verification;
   if (runner === undefined || settings?.testIntegrity !== true) return undefined;
@@ -40,6 +46,7 @@ export async function integrityStart(ctx: LoopContext): Promise<StartPoint | und
         commit: saved.commit,
         untracked: new Set(saved.untracked),
         testBlobs: saved.testBlobs,
+        executables: saved.executables ?? (await executables(ctx, storyCommands)),
       };
       await warnOfChangesSince(ctx, base.start, saved.at);
       return base.start;
@@ -52,7 +59,11 @@ export async function integrityStart(ctx: LoopContext): Promise<StartPoint | und
     }
   }
   base.tests ??= {};
-  base.start = await readStartPoint(runner, cwd, settings.testFiles);
+  const start = await readStartPoint(runner, cwd, settings.testFiles);
+  base.start =
+    start === undefined
+      ? undefined
+      : { ...start, executables: await executables(ctx, storyCommands) };
   await save(ctx);
   return base.start;
 }
@@ -64,13 +75,18 @@ export async function integrityStart(ctx: LoopContext): Promise<StartPoint | und
 export async function moveIntegrityBase(
   ctx: LoopContext,
   counts: Readonly<Record<string, TestCounts>>,
+  storyCommands: readonly string[],
 ): Promise<void> {
   const runner = ctx.deps.runCheck;
   const settings = ctx.options.verification;
   if (runner === undefined || settings === undefined) return;
   ctx.integrityBase.tests = { ...ctx.integrityBase.tests, ...counts };
   if (settings.testIntegrity) {
-    ctx.integrityBase.start = await readStartPoint(runner, ctx.options.cwd, settings.testFiles);
+    const start = await readStartPoint(runner, ctx.options.cwd, settings.testFiles);
+    ctx.integrityBase.start =
+      start === undefined
+        ? undefined
+        : { ...start, executables: await executables(ctx, storyCommands) };
   }
   await save(ctx);
 }
@@ -110,11 +126,35 @@ async function save(ctx: LoopContext): Promise<void> {
             commit: start.commit,
             untracked: [...start.untracked],
             testBlobs: { ...start.testBlobs },
+            executables: { ...start.executables },
             at: ctx.at(),
           },
         }),
     tests: ctx.integrityBase.tests ?? {},
   });
+}
+
+/**
+ * The executables the checks start — from the quality checks, the stories' `verify` and the
+ * package.json scripts they run — with what they are now.
+ */
+async function executables(
+  ctx: LoopContext,
+  storyCommands: readonly string[],
+): Promise<Record<string, string>> {
+  const { cwd } = ctx.options;
+  const commands = [
+    ...Object.values(ctx.options.verification?.qualityChecks ?? {}),
+    ...storyCommands,
+  ];
+  const scripts: Record<string, unknown> = await readFile(join(cwd, 'package.json'), 'utf8')
+    .then((text) => (JSON.parse(text) as { scripts?: Record<string, unknown> }).scripts ?? {})
+    .catch((): Record<string, unknown> => ({}));
+  const run = scriptsRunBy(commands).flatMap((name) =>
+    [name, `pre${name}`, `post${name}`].map((each) => scripts[each]),
+  );
+  const texts = run.filter((each): each is string => typeof each === 'string');
+  return hashExecutables(cwd, executablesRunBy([...commands, ...texts]));
 }
 
 /** Test files already weakened against the base when a run starts: said before any claim. */

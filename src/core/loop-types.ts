@@ -206,4 +206,6 @@ export interface StartPoint {
   untracked: ReadonlySet<string>;
   /** Untracked test files then, path → the blob ralph wrote of them (`git hash-object -w`). */
   testBlobs?: Readonly<Record<string, string>> | undefined;
+  /** Executables the checks start (runner-config.ts), path → hash of what they were. */
+  executables?: Readonly<Record<string, string>> | undefined;
 }

@@ -28,6 +28,8 @@ export interface TestFileChange {
 }
 
 export interface TestDiff {
+  /** Whether the base had any test file (a project with none has nothing to weaken yet). */
+  baseHadTests: boolean;
   deleted: string[];
   /** A test file whose content now lives only under a path the test globs do not match. */
   movedOut: { from: string; to: string }[];
@@ -91,7 +93,7 @@ export async function readTestDiff(
   for (const [file, hash] of Object.entries(start.testBlobs ?? {})) {
     if (isTest(file)) base.set(file, { mode: '100644', hash });
   }
-  const diff: TestDiff = { deleted: [], movedOut: [], changed: [] };
+  const diff: TestDiff = { baseHadTests: base.size > 0, deleted: [], movedOut: [], changed: [] };
   const now = new Map<string, Buffer>();
   for (const file of new Set(splitNul(listed))) {
     if (start.untracked.has(file) && !base.has(file)) continue;

@@ -54,8 +54,16 @@ export interface ClaimsVerdict {
  * Before the agent runs: where the changes the next claim is judged on start, for test
  * integrity — the loop's integrity base (integrity-base.ts), read now if it has none.
  */
-export async function iterationStart(ctx: LoopContext): Promise<StartPoint | undefined> {
-  return integrityStart(ctx);
+export async function iterationStart(
+  ctx: LoopContext,
+  before: TaskListDocument,
+): Promise<StartPoint | undefined> {
+  return integrityStart(ctx, everyVerify(before));
+}
+
+/** Every story's `verify`: the executables any later claim's checks could start. */
+function everyVerify(document: TaskListDocument): string[] {
+  return document.taskList.stories.flatMap((story) => story.verify ?? []);
 }
 
 /**
@@ -150,7 +158,7 @@ export async function verifyClaims(
     })),
   ]);
   // Every check held: this tree is the new base, its test counts the new floor.
-  if (accepted.length > 0) await moveIntegrityBase(ctx, counts);
+  if (accepted.length > 0) await moveIntegrityBase(ctx, counts, everyVerify(input.before));
   if (rejected.length === 0) {
     await keepTaskList(ctx, input.after);
     for (const event of events) await ctx.emit(event);
@@ -204,7 +212,7 @@ export async function finalQualityCheck(
   await appendEvidence(ctx.options.loopDir, toEvidence(ctx, '(final)', iteration, commit, checks));
   const failure = checks.find(failed);
   if (failure === undefined) {
-    await moveIntegrityBase(ctx, countsOf(checks));
+    await moveIntegrityBase(ctx, countsOf(checks), []);
     return undefined;
   }
   const reason = describeFailure(failure);
@@ -232,7 +240,7 @@ async function integrityProblems(
   const commands = [...Object.values(settings.qualityChecks), ...storyCommands];
   const problems = [
     ...findTestTampering(diff),
-    ...(await findCheckSetupChanges(runner, ctx.options.cwd, start, commands)),
+    ...(await findCheckSetupChanges(runner, ctx.options.cwd, start, commands, diff.baseHadTests)),
   ];
   return {
     kind: 'integrity',

@@ -30,6 +30,8 @@ export const integrityStateSchema = z.object({
       untracked: z.array(z.string()),
       /** Untracked test files then: path → the blob ralph wrote of them. */
       testBlobs: z.record(z.string(), z.string()).default({}),
+      /** Executables the checks start then: path → hash (runner-config.ts). */
+      executables: z.record(z.string(), z.string()).optional(),
       at: z.string(),
     })
     .optional(),
