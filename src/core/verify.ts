@@ -84,7 +84,7 @@ export async function verifyClaims(
   if (settings === undefined || input.claimed.length === 0) {
     return { accepted: [...input.claimed], rejected: [], parked: [], document: input.after };
   }
-  const history = await readEvidence(ctx.options.loopDir);
+  const history = await readEvidence(ctx.options.loopDir, ctx.options.stateDir);
   const commit = await headCommit(ctx);
   const storyCommands = input.claimed.flatMap(
     (id) => input.before.taskList.stories.find((each) => each.id === id)?.verify ?? [],
@@ -147,16 +147,20 @@ export async function verifyClaims(
   const park = settings.parkAfterRejections;
   const parked = rejected.filter((each) => park > 0 && each.rejections >= park);
   const parkedAt = { at: ctx.at(), iteration: input.iteration, durationMs: 0, outputTail: '' };
-  await appendEvidence(ctx.options.loopDir, [
-    ...evidence,
-    ...parked.map((each) => ({
-      ...parkedAt,
-      storyId: each.id,
-      kind: 'parked' as const,
-      name: parkReason(each),
-      verdict: 'unchecked' as const,
-    })),
-  ]);
+  await appendEvidence(
+    ctx.options.loopDir,
+    [
+      ...evidence,
+      ...parked.map((each) => ({
+        ...parkedAt,
+        storyId: each.id,
+        kind: 'parked' as const,
+        name: parkReason(each),
+        verdict: 'unchecked' as const,
+      })),
+    ],
+    ctx.options.stateDir,
+  );
   // Every check held: this tree is the new base, its test counts the new floor.
   if (accepted.length > 0) await moveIntegrityBase(ctx, counts, everyVerify(input.before));
   if (rejected.length === 0) {
@@ -209,7 +213,11 @@ export async function finalQualityCheck(
   const checks = await runQualityChecks(ctx, settings);
   if (ctx.deps.signal.aborted) return interrupted('during the final quality check');
   const commit = await headCommit(ctx);
-  await appendEvidence(ctx.options.loopDir, toEvidence(ctx, '(final)', iteration, commit, checks));
+  await appendEvidence(
+    ctx.options.loopDir,
+    toEvidence(ctx, '(final)', iteration, commit, checks),
+    ctx.options.stateDir,
+  );
   const failure = checks.find(failed);
   if (failure === undefined) {
     await moveIntegrityBase(ctx, countsOf(checks), []);
