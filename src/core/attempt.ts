@@ -68,7 +68,7 @@ export async function runAttempts(
       promptBytes: Buffer.byteLength(plan.prompt),
     });
     // Where the iteration's changes start, for test integrity: read before the agent can commit.
-    const start = await iterationStart(ctx);
+    const start = await iterationStart(ctx, plan.before);
     const configs = await snapshotConfigs(ctx.options.configFiles ?? []);
     ctx.safety.callStarted(clock.now());
     // Agent output arrives while the process runs; reporters see it in order, without blocking it.
@@ -128,8 +128,7 @@ export async function runAttempts(
           })
         : undefined;
     const report = verdict === undefined ? claimed : judgedReport(claimed, verdict);
-    // A verified story moves the integrity base on to the tree it was verified on.
-    if (verdict !== undefined && verdict.accepted.length > 0) ctx.integrityBase.start = undefined;
+    // (A verified story has moved the integrity base on to the tree it was verified on.)
     if (report.after !== undefined) document = report.after;
     await reportTaskListEvents(ctx, iteration, report);
 

@@ -15,7 +15,7 @@ function runnerWith(before: Record<string, string>): CheckRunner {
   return {
     shell: () => Promise.reject(new Error('no shell here')),
     git: (args) => {
-      const file = args[1]?.split(':./')[1] ?? '';
+      const file = args.find((arg) => arg.includes(':./'))?.split(':./')[1] ?? '';
       return Promise.resolve(before[file]);
     },
   };

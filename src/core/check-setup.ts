@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CheckRunner, StartPoint } from './loop-types.js';
+import { findRunnerConfigChanges } from './runner-config.js';
 
 /**
  * How the checks run is part of what they check: an agent that rewrites the `test` script to
@@ -15,11 +16,12 @@ export async function findCheckSetupChanges(
   cwd: string,
   start: StartPoint,
   commands: readonly string[],
+  hadTests = true,
 ): Promise<string[]> {
   const [npmrcBefore, npmrcNow, packageBefore, packageNow] = await Promise.all([
-    runner.git(['show', `${start.commit}:./.npmrc`], cwd),
+    runner.git(['--no-replace-objects', 'show', `${start.commit}:./.npmrc`], cwd),
     readFile(join(cwd, '.npmrc'), 'utf8').catch(() => undefined),
-    runner.git(['show', `${start.commit}:./package.json`], cwd),
+    runner.git(['--no-replace-objects', 'show', `${start.commit}:./package.json`], cwd),
     readFile(join(cwd, 'package.json'), 'utf8').catch(() => undefined),
   ]);
   const problems: string[] = [];
@@ -39,6 +41,7 @@ export async function findCheckSetupChanges(
       }
     }
   }
+  problems.push(...(await findRunnerConfigChanges(runner, cwd, start, hadTests, commands)));
   return problems;
 }
 

@@ -4,6 +4,7 @@ import type { SafetySettings } from '../safety/settings.js';
 import type { HookPoint } from '../state/paths.js';
 import type { LoopEvent, Reporter, RunState, StopReason } from './events.js';
 import type { ModelSettings } from './model-select.js';
+import type { TestCounts } from './test-counts.js';
 import type { SafetySession } from './safety-session.js';
 
 export interface LoopOptions {
@@ -38,6 +39,11 @@ export interface LoopOptions {
   safety?: SafetySettings | undefined;
   /** How claimed stories are verified (issue 12); none of it runs when absent. */
   verification?: VerificationSettings | undefined;
+  /**
+   * ralph's user state dir (user-state.ts): the integrity base and test counts persist there
+   * across runs. Without it they last one run.
+   */
+  stateDir?: string | undefined;
   /** The config files that set the checks and the guard: put back when the agent changes them. */
   configFiles?: readonly string[] | undefined;
 }
@@ -65,6 +71,8 @@ export interface CheckRun {
   durationMs: number;
   /** The end of what it printed (stdout and stderr, interleaved as they came). */
   output: string;
+  /** How many tests its runner said passed, skipped, todo (undefined: no runner ralph knows). */
+  tests?: TestCounts | undefined;
 }
 
 /**
@@ -157,7 +165,11 @@ export interface LoopContext {
    * when a story is verified. Tampering that was rejected, or done in an iteration that claimed
    * nothing, stays in view of every later claim instead of passing with a bare re-claim.
    */
-  integrityBase: { start?: StartPoint | undefined };
+  integrityBase: {
+    start?: StartPoint | undefined;
+    /** Per check (`kind:command`), its runner's test counts at the last verified state. */
+    tests?: Record<string, TestCounts> | undefined;
+  };
   /**
    * The zone for reset times that name none, looked up on first use: Intl's first zone lookup
    * costs 10-17 ms, and only a usage-limit message needs it.
@@ -192,4 +204,8 @@ export interface UserHookRunner {
 export interface StartPoint {
   commit: string;
   untracked: ReadonlySet<string>;
+  /** Untracked test files then, path → the blob ralph wrote of them (`git hash-object -w`). */
+  testBlobs?: Readonly<Record<string, string>> | undefined;
+  /** Executables the checks start (runner-config.ts), path → hash of what they were. */
+  executables?: Readonly<Record<string, string>> | undefined;
 }

@@ -29,7 +29,10 @@ export async function pivotFor(
 ): Promise<Pivot | undefined> {
   const after = ctx.options.verification?.pivotAfterRejections ?? 0;
   if (after <= 0) return undefined;
-  const { count, lastFailure } = rejectionsOf(await readEvidence(ctx.options.loopDir), story.id);
+  const { count, lastFailure } = rejectionsOf(
+    await readEvidence(ctx.options.loopDir, ctx.options.stateDir),
+    story.id,
+  );
   if (count < after || lastFailure === undefined) return undefined;
   const what =
     lastFailure.kind === 'integrity'

@@ -1,47 +1,38 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TEST_FILE_GLOBS } from '../state/verify-config-schema.js';
-import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { CheckRunner } from './loop-types.js';
 import {
   findTestTampering,
   globMatcher,
-  readStartPoint,
-  readTestDiff,
+  withoutComments,
   type TestDiff,
 } from './test-integrity.js';
 
-const GLOBS = DEFAULT_TEST_FILE_GLOBS;
-
-/** A -U0 patch of one file: `removed` lines then `added` lines. */
-function patchOf(file: string, removed: string[], added: string[]): string {
-  return [
-    `diff --git a/${file} b/${file}`,
-    `--- a/${file}`,
-    `+++ b/${file}`,
-    '@@ -1 +1 @@',
-    ...removed.map((line) => `-${line}`),
-    ...added.map((line) => `+${line}`),
-  ].join('\n');
-}
-
 function diff(parts: Partial<TestDiff>): TestDiff {
-  return { nameStatus: '', patch: '', untracked: [], ...parts };
+  return { baseHadTests: true, deleted: [], movedOut: [], changed: [], ...parts };
 }
+
+/** One changed test file: `before` and `after` whole. */
+function changed(file: string, before: string, after: string): TestDiff {
+  return diff({ changed: [{ file, before, after }] });
+}
+
+const MUL = `const test = require('node:test');
+const assert = require('node:assert');
+test('multiplies', () => {
+  assert.strictEqual(mul(2, 3), 6);
+});
+`;
 
 describe('findTestTampering', () => {
-  it('reports a deleted test file, not a deleted source file or a renamed test', () => {
-    const nameStatus = 'D\ttest/sum.test.js\nD\tsrc/sum.js\nR100\ttest/a.test.js\ttest/b.test.js\n';
-    expect(findTestTampering(diff({ nameStatus }), GLOBS)).toEqual([
+  it('reports deleted tests and tests moved out of the test globs', () => {
+    const problems = findTestTampering(
+      diff({
+        deleted: ['test/sum.test.js'],
+        movedOut: [{ from: 'test/mul.test.js', to: 'notes/mul.txt' }],
+      }),
+    );
+    expect(problems).toEqual([
       'deleted test file test/sum.test.js',
-    ]);
-  });
-
-  it('reports a test renamed to a name no test runner picks up', () => {
-    const nameStatus = 'R100\ttest/mul.test.js\tnotes/mul.fixture.txt\n';
-    expect(findTestTampering(diff({ nameStatus }), GLOBS)).toEqual([
-      'moved test file test/mul.test.js out of the tests (to notes/mul.fixture.txt)',
+      'moved test file test/mul.test.js out of the tests (to notes/mul.txt)',
     ]);
   });
 
@@ -49,46 +40,73 @@ describe('findTestTampering', () => {
     ['test/a.test.js', "it.skip('adds', () => {"],
     ['src/a.spec.ts', "test.only('adds', () => {"],
     ['test/a.test.mjs', "test('adds', { skip: true }, () => {"],
+    ['test/a.test.mjs', "test('adds', {'skip': true}, () => {"],
+    ['test/a.test.mjs', "test('adds', { timeout: 5, todo: 'later' }, () => {"],
+    ['test/a.test.js', "require('node:test').skip('adds', () => {"],
+    ['test/a.test.js', "const { skip } = require('node:test');"],
+    ['test/a.test.js', "import { todo } from 'node:test';"],
     ['test/a.test.js', "xit('adds', () => {"],
     ['test/a.test.ts', "it.todo('adds')"],
     ['tests/test_sum.py', '@pytest.mark.skip(reason="later")'],
     ['pkg/sum_test.go', '\tt.Skip("flaky")'],
     ['tests/sum.rs', '#[ignore]'],
   ])('reports a skip marker added to %s: %s', (file, line) => {
-    const problems = findTestTampering(diff({ patch: patchOf(file, [], [line]) }), GLOBS);
+    const problems = findTestTampering(changed(file, '', `${line}\n`));
+    expect(problems).toEqual([expect.stringContaining(`added a skip/only/todo marker in ${file}`)]);
+  });
+
+  it.each([
+    ['if (false)', MUL.replace("test('multiplies'", "if (false) test('multiplies'")],
+    ['process.exit', `process.exit(0);\n${MUL}`],
+    ['a fake local assert', MUL.replace("require('node:assert')", "require('./helpers/assert')")],
+    ['assert shadowed', `${MUL}assert.strictEqual = () => {};\n`],
+    ['expect declared', 'const expect = () => ({ toBe() {} });\nexpect(mul(2, 3)).toBe(6);\n'],
+  ])('reports %s in a test file', (_what, after) => {
+    const problems = findTestTampering(changed('test/mul.test.js', MUL, after));
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toContain(`added a skip/only/todo marker in ${file}`);
+    expect(problems[0]).toMatch(/^added (code that never runs|an early exit|a replaced assert)/);
   });
 
-  it('does not report a marker that only moved, or one in a file that is no test', () => {
-    const moved = patchOf('test/a.test.js', ["it.skip('x', f)"], ["  it.skip('x', f)"]);
-    const source = patchOf('src/feature-flags.js', [], ["describe.skip('x')"]);
-    expect(findTestTampering(diff({ patch: `${moved}\n${source}` }), GLOBS)).toEqual([]);
+  it('does not report a marker that only moved, a new test, or the real assert module', () => {
+    const moved = changed('test/a.test.js', "it.skip('x', f)\n", "  it.skip('x', f)\n");
+    expect(findTestTampering(moved)).toEqual([]);
+    const more = `${MUL}test('more', () => {\n  assert.strictEqual(mul(1, 1), 1);\n});\n`;
+    expect(findTestTampering(changed('test/mul.test.js', MUL, more))).toEqual([]);
+    const chai = 'const expect = chai.expect;\nexpect(1).to.equal(1);\n';
+    expect(findTestTampering(changed('test/c.test.js', '', chai))).toEqual([]);
   });
 
-  it('reports removed and commented-out assertions, but not rewritten ones', () => {
-    const removed = patchOf(
-      'test/a.test.js',
-      ['  expect(sum(1, 2)).toBe(3);', '  assert.equal(sum(2, 2), 4);'],
-      ['  // expect(sum(1, 2)).toBe(3);'],
+  it('counts an assertion inside a comment as removed, inline or as a block around it', () => {
+    const inline = MUL.replace(
+      '  assert.strictEqual(mul(2, 3), 6);',
+      '  /* assert.strictEqual(mul(2, 3), 6); */',
     );
-    const rewritten = patchOf(
+    const block = MUL.replace('  assert', '  /*\n  assert').replace('6);\n', '6);\n  */\n');
+    const trailing = MUL.replace('  assert', '  1; // assert');
+    for (const after of [inline, block, trailing]) {
+      expect(findTestTampering(changed('test/mul.test.js', MUL, after))).toEqual([
+        'removed 1 assertion(s) from test/mul.test.js (1 before, 0 now)',
+      ]);
+    }
+    const python = 'def test_x():\n    assert mul(2, 3) == 6\n';
+    const docstring = 'def test_x():\n    """\n    assert mul(2, 3) == 6\n    """\n';
+    expect(findTestTampering(changed('tests/test_x.py', python, docstring))).toHaveLength(1);
+  });
+
+  it('does not report a rewritten assertion', () => {
+    const rewritten = changed(
       'tests/test_b.py',
-      ['    assert total == 3'],
-      ['    assert total == 4'],
+      '    assert total == 3\n',
+      '    assert total == 4\n',
     );
-    const rust = patchOf('tests/c.rs', ['    assert_eq!(sum(1, 2), 3);'], []);
-    expect(
-      findTestTampering(diff({ patch: [removed, rewritten, rust].join('\n') }), GLOBS),
-    ).toEqual([
-      'removed 2 assertion(s) from test/a.test.js (2 removed, 0 added)',
-      'removed 1 assertion(s) from tests/c.rs (1 removed, 0 added)',
-    ]);
+    expect(findTestTampering(rewritten)).toEqual([]);
   });
+});
 
-  it('reads new untracked test files as added lines', () => {
-    const untracked = [{ file: 'test/new.test.js', text: "test.only('one', () => {});\n" }];
-    expect(findTestTampering(diff({ untracked }), GLOBS)[0]).toContain('test/new.test.js');
+describe('withoutComments', () => {
+  it('keeps strings that look like comments and the line count', () => {
+    const text = "const url = 'http://x'; // note\n/* a\nb */ x();\n";
+    expect(withoutComments(text, 'a.test.js')).toBe("const url = 'http://x'; \n\n x();\n");
   });
 });
 
@@ -101,47 +119,5 @@ describe('globMatcher', () => {
     expect(match('spec/a/b.rb')).toBe(true);
     expect(match('xy.py')).toBe(true);
     expect(match('xyz.py')).toBe(false);
-  });
-});
-
-describe('readStartPoint and readTestDiff', () => {
-  /** git as a table: the answer to each command line, undefined (git failed) when absent. */
-  function fakeGit(answers: Record<string, string>): CheckRunner & { asked: string[] } {
-    const asked: string[] = [];
-    return {
-      asked,
-      shell: () => Promise.reject(new Error('no shell here')),
-      git(args) {
-        asked.push(args.join(' '));
-        return Promise.resolve(answers[args.slice(0, 2).join(' ')]);
-      },
-    };
-  }
-
-  it('starts from the stash commit of a dirty tree and blames only files untracked since', async () => {
-    const root = await mkdtemp(join(tmpdir(), 'ralph-integrity-'));
-    await mkdir(join(root, 'test'));
-    await writeFile(join(root, 'test/new.test.js'), "it.only('x', f);\n");
-    await writeFile(join(root, 'test/mine.test.js'), "it.only('mine', f);\n");
-    const before = fakeGit({
-      'rev-parse --verify': 'head1\n',
-      'stash create': 'stash1\n',
-      'ls-files --others': 'test/mine.test.js\0',
-    });
-    const start = await readStartPoint(before, root);
-    expect(start).toEqual({ commit: 'stash1', untracked: new Set(['test/mine.test.js']) });
-
-    const after = fakeGit({
-      'diff -M': '',
-      'ls-files --others': 'test/mine.test.js\0test/new.test.js\0',
-      'rev-parse --show-toplevel': `${root}\n`,
-    });
-    const diff = await readTestDiff(after, root, start!);
-    expect(after.asked).toContain('diff -M --name-status --no-color stash1 --');
-    expect(diff?.untracked.map((each) => each.file)).toEqual(['test/new.test.js']);
-  });
-
-  it('has no start point before the first commit', async () => {
-    expect(await readStartPoint(fakeGit({}), '/nowhere')).toBeUndefined();
   });
 });

@@ -48,7 +48,10 @@ function fakeRunner(
         output: exitCode === 0 ? 'ok\n' : `FAIL ${command}\nexpected 6, got 0\n`,
       });
     },
-    git(args) {
+    git(all) {
+      // Past the options every integrity call starts with (--no-replace-objects, -c k=v).
+      const args = [...all];
+      while (args[0]?.startsWith('-') === true) args.splice(0, args[0] === '-c' ? 2 : 1);
       return Promise.resolve(
         git[args[0] === 'diff' ? `diff ${args[1] ?? ''} ${args[2] ?? ''}` : (args[0] ?? '')],
       );
@@ -211,8 +214,8 @@ describe('verified completion', () => {
     await setStory(dir, 'STORY-002', { allowTestChanges: true });
     const git = {
       'rev-parse': 'abc123\n',
-      'diff -M --name-status': 'D\ttest/sum.test.js\n',
-      'diff -M -U0': '',
+      'ls-tree': `100644 blob ${'1'.repeat(40)}\ttest/sum.test.js\0`,
+      'diff -M --name-status': '',
       'ls-files': '',
     };
     const runner = fakeRunner({}, git);

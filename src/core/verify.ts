@@ -1,6 +1,5 @@
 import type { TaskListDocument } from '../plan/read.js';
 import { parseTaskList } from '../plan/read.js';
-import type { Story } from '../plan/types.js';
 import { applyStoryEdits, updateStories } from '../plan/write.js';
 import { writeFileAtomic } from '../state/atomic-write.js';
 import {
@@ -12,19 +11,27 @@ import {
 import { findCheckSetupChanges } from './check-setup.js';
 import type { IterationOutcome, LoopEvent } from './events.js';
 import type { IterationReport } from './iteration.js';
+import { countsKey, fewerTests, integrityStart, moveIntegrityBase } from './integrity-base.js';
 import {
   interrupted,
-  type CheckRun,
   type LoopContext,
   type Stop,
   type VerificationSettings,
 } from './loop-types.js';
+import type { TestCounts } from './test-counts.js';
+import { findTestTampering, readTestDiff, type StartPoint } from './test-integrity.js';
 import {
-  findTestTampering,
-  readStartPoint,
-  readTestDiff,
-  type StartPoint,
-} from './test-integrity.js';
+  describeFailure,
+  failed,
+  headCommit,
+  rejectEvent,
+  runQualityChecks,
+  runShell,
+  summary,
+  toEvidence,
+  type Check,
+} from './verify-checks.js';
+import { readFileNoFollow } from '../util/no-follow.js';
 
 /**
  * Verified completion (issue 12): the agent's `passes: true` is a claim. ralph runs the story's
@@ -33,15 +40,6 @@ import {
  * a `story_rejected` event (progress.txt shows the failure to the next iteration) and counts as
  * no progress. Every check lands in evidence.jsonl.
  */
-
-type CheckKind = 'verify' | 'quality' | 'integrity';
-
-interface Check {
-  kind: CheckKind;
-  name?: string | undefined;
-  command?: string | undefined;
-  run: CheckRun;
-}
 
 export interface ClaimsVerdict {
   accepted: string[];
@@ -52,23 +50,20 @@ export interface ClaimsVerdict {
   document: TaskListDocument;
 }
 
-/** Output kept per check: enough to see the failing assertion, small enough for progress.txt. */
-const TAIL_CHARS = 2000;
-
-/** HEAD now, for the evidence (undefined outside git). */
-async function headCommit(ctx: LoopContext): Promise<string | undefined> {
-  return (await ctx.deps.runCheck?.git(['rev-parse', '--verify', 'HEAD'], ctx.options.cwd))?.trim();
-}
-
 /**
  * Before the agent runs: where the changes the next claim is judged on start, for test
- * integrity — the run's integrity base (LoopContext.integrityBase), read now if it has none.
+ * integrity — the loop's integrity base (integrity-base.ts), read now if it has none.
  */
-export async function iterationStart(ctx: LoopContext): Promise<StartPoint | undefined> {
-  const runner = ctx.deps.runCheck;
-  if (runner === undefined || ctx.options.verification?.testIntegrity !== true) return undefined;
-  ctx.integrityBase.start ??= await readStartPoint(runner, ctx.options.cwd);
-  return ctx.integrityBase.start;
+export async function iterationStart(
+  ctx: LoopContext,
+  before: TaskListDocument,
+): Promise<StartPoint | undefined> {
+  return integrityStart(ctx, everyVerify(before));
+}
+
+/** Every story's `verify`: the executables any later claim's checks could start. */
+function everyVerify(document: TaskListDocument): string[] {
+  return document.taskList.stories.flatMap((story) => story.verify ?? []);
 }
 
 /**
@@ -89,7 +84,7 @@ export async function verifyClaims(
   if (settings === undefined || input.claimed.length === 0) {
     return { accepted: [...input.claimed], rejected: [], parked: [], document: input.after };
   }
-  const history = await readEvidence(ctx.options.loopDir);
+  const history = await readEvidence(ctx.options.loopDir, ctx.options.stateDir);
   const commit = await headCommit(ctx);
   const storyCommands = input.claimed.flatMap(
     (id) => input.before.taskList.stories.find((each) => each.id === id)?.verify ?? [],
@@ -102,6 +97,7 @@ export async function verifyClaims(
   // Emitted once the task list and evidence.jsonl say the same, so a reader never sees a story
   // rejected whose passes is still true.
   const events: LoopEvent[] = [];
+  const counts: Record<string, TestCounts> = {};
   for (const id of input.claimed) {
     const story = input.before.taskList.stories.find((each) => each.id === id);
     if (story === undefined) continue;
@@ -118,6 +114,10 @@ export async function verifyClaims(
       quality ??= await runQualityChecks(ctx, settings);
       checks.push(...quality);
     }
+    if (!checks.some(failed) && story.allowTestChanges !== true && settings.testIntegrity) {
+      const fewer = countsCheck(ctx, checks);
+      if (fewer !== undefined) checks.push(fewer);
+    }
     if (ctx.deps.signal.aborted) {
       // Ctrl+C killed the checks: the claim is unverified (passes goes back to false for the
       // next run to check again), but it is no rejection of the agent's work.
@@ -128,6 +128,7 @@ export async function verifyClaims(
     const failure = checks.find(failed);
     if (failure === undefined) {
       accepted.push(id);
+      Object.assign(counts, countsOf(checks));
       events.push({
         type: 'story_verified',
         at: ctx.at(),
@@ -146,17 +147,24 @@ export async function verifyClaims(
   const park = settings.parkAfterRejections;
   const parked = rejected.filter((each) => park > 0 && each.rejections >= park);
   const parkedAt = { at: ctx.at(), iteration: input.iteration, durationMs: 0, outputTail: '' };
-  await appendEvidence(ctx.options.loopDir, [
-    ...evidence,
-    ...parked.map((each) => ({
-      ...parkedAt,
-      storyId: each.id,
-      kind: 'parked' as const,
-      name: parkReason(each),
-      verdict: 'unchecked' as const,
-    })),
-  ]);
+  await appendEvidence(
+    ctx.options.loopDir,
+    [
+      ...evidence,
+      ...parked.map((each) => ({
+        ...parkedAt,
+        storyId: each.id,
+        kind: 'parked' as const,
+        name: parkReason(each),
+        verdict: 'unchecked' as const,
+      })),
+    ],
+    ctx.options.stateDir,
+  );
+  // Every check held: this tree is the new base, its test counts the new floor.
+  if (accepted.length > 0) await moveIntegrityBase(ctx, counts, everyVerify(input.before));
   if (rejected.length === 0) {
+    await keepTaskList(ctx, input.after);
     for (const event of events) await ctx.emit(event);
     return { accepted, rejected, parked: [], document: input.after };
   }
@@ -205,9 +213,16 @@ export async function finalQualityCheck(
   const checks = await runQualityChecks(ctx, settings);
   if (ctx.deps.signal.aborted) return interrupted('during the final quality check');
   const commit = await headCommit(ctx);
-  await appendEvidence(ctx.options.loopDir, toEvidence(ctx, '(final)', iteration, commit, checks));
+  await appendEvidence(
+    ctx.options.loopDir,
+    toEvidence(ctx, '(final)', iteration, commit, checks),
+    ctx.options.stateDir,
+  );
   const failure = checks.find(failed);
-  if (failure === undefined) return undefined;
+  if (failure === undefined) {
+    await moveIntegrityBase(ctx, countsOf(checks), []);
+    return undefined;
+  }
   const reason = describeFailure(failure);
   await ctx.emit({ type: 'warning', at: ctx.at(), message: `final quality check: ${reason}` });
   return {
@@ -219,43 +234,6 @@ export async function finalQualityCheck(
   };
 }
 
-async function runQualityChecks(
-  ctx: LoopContext,
-  settings: VerificationSettings,
-): Promise<Check[]> {
-  const checks: Check[] = [];
-  for (const [name, command] of Object.entries(settings.qualityChecks)) {
-    const check = await runShell(ctx, settings, 'quality', name, command);
-    checks.push(check);
-    if (failed(check)) break;
-  }
-  return checks;
-}
-
-async function runShell(
-  ctx: LoopContext,
-  settings: VerificationSettings,
-  kind: CheckKind,
-  name: string | undefined,
-  command: string,
-): Promise<Check> {
-  const runner = ctx.deps.runCheck;
-  const run: CheckRun =
-    runner === undefined
-      ? {
-          exitCode: undefined,
-          timedOut: false,
-          durationMs: 0,
-          output: 'ralph has no check runner: nothing ran this check',
-        }
-      : await runner.shell(command, {
-          cwd: ctx.options.cwd,
-          timeoutMs: settings.timeoutMs,
-          signal: ctx.deps.signal,
-        });
-  return { kind, name, command, run };
-}
-
 async function integrityProblems(
   ctx: LoopContext,
   settings: VerificationSettings,
@@ -265,12 +243,12 @@ async function integrityProblems(
   const runner = ctx.deps.runCheck;
   if (!settings.testIntegrity || runner === undefined || start === undefined) return undefined;
   const began = ctx.deps.clock.now().getTime();
-  const diff = await readTestDiff(runner, ctx.options.cwd, start);
+  const diff = await readTestDiff(runner, ctx.options.cwd, start, settings.testFiles);
   if (diff === undefined) return undefined;
   const commands = [...Object.values(settings.qualityChecks), ...storyCommands];
   const problems = [
-    ...findTestTampering(diff, settings.testFiles),
-    ...(await findCheckSetupChanges(runner, ctx.options.cwd, start, commands)),
+    ...findTestTampering(diff),
+    ...(await findCheckSetupChanges(runner, ctx.options.cwd, start, commands, diff.baseHadTests)),
   ];
   return {
     kind: 'integrity',
@@ -284,86 +262,6 @@ async function integrityProblems(
   };
 }
 
-function failed(check: Check): boolean {
-  return check.run.exitCode !== 0;
-}
-
-function describeFailure(check: Check): string {
-  if (check.kind === 'integrity') {
-    return `the iteration weakened the tests: ${check.run.output.split('\n').join('; ')}`;
-  }
-  const what =
-    check.kind === 'quality'
-      ? `quality check ${check.name ?? ''} (\`${check.command ?? ''}\`)`
-      : `\`${check.command ?? ''}\``;
-  const how = check.run.timedOut
-    ? 'timed out'
-    : check.run.exitCode === undefined
-      ? 'could not run'
-      : `exit ${check.run.exitCode}`;
-  return `${what} failed (${how})`;
-}
-
-function summary(check: Check): Extract<LoopEvent, { type: 'story_verified' }>['checks'][number] {
-  return {
-    kind: check.kind,
-    ...(check.name === undefined ? {} : { name: check.name }),
-    ...(check.command === undefined ? {} : { command: check.command }),
-    ...(check.run.exitCode === undefined ? {} : { exitCode: check.run.exitCode }),
-    ...(check.run.timedOut ? { timedOut: true } : {}),
-    durationMs: check.run.durationMs,
-  };
-}
-
-function rejectEvent(
-  ctx: LoopContext,
-  iteration: number,
-  story: Story,
-  failure: Check,
-  reason: string,
-  rejections: number,
-): LoopEvent {
-  return {
-    type: 'story_rejected',
-    at: ctx.at(),
-    iteration,
-    story: { id: story.id, title: story.title },
-    failed: summary(failure),
-    reason,
-    outputTail: tail(failure.run.output),
-    rejections,
-  };
-}
-
-function toEvidence(
-  ctx: LoopContext,
-  storyId: string,
-  iteration: number,
-  commit: string | undefined,
-  checks: readonly Check[],
-): EvidenceEntry[] {
-  const base = { at: ctx.at(), storyId, iteration, ...(commit === undefined ? {} : { commit }) };
-  if (checks.length === 0) {
-    return [{ ...base, kind: 'unchecked', durationMs: 0, outputTail: '', verdict: 'unchecked' }];
-  }
-  return checks.map((check) => ({
-    ...base,
-    kind: check.kind,
-    ...(check.name === undefined ? {} : { name: check.name }),
-    ...(check.command === undefined ? {} : { command: check.command }),
-    ...(check.run.exitCode === undefined ? {} : { exitCode: check.run.exitCode }),
-    ...(check.run.timedOut ? { timedOut: true } : {}),
-    durationMs: check.run.durationMs,
-    outputTail: tail(check.run.output),
-    verdict: failed(check) ? 'fail' : 'pass',
-  }));
-}
-
-function tail(text: string): string {
-  return text.length > TAIL_CHARS ? `…${text.slice(-TAIL_CHARS)}` : text;
-}
-
-/** The iteration's report once ralph has judged its claims: rejected stories no longer count. */
 export function judgedReport(report: IterationReport, verdict: ClaimsVerdict): IterationReport {
   if (verdict.rejected.length === 0) return report;
   const rejected = verdict.rejected.map(({ id, reason }) => `${id} rejected by ralph: ${reason}`);
@@ -386,4 +284,47 @@ export function judgedReport(report: IterationReport, verdict: ClaimsVerdict): I
     after: verdict.document,
     newlyPassing: verdict.accepted,
   };
+}
+
+/** The test counts of the checks that reported them, by check. */
+function countsOf(checks: readonly Check[]): Record<string, TestCounts> {
+  const counts: Record<string, TestCounts> = {};
+  for (const check of checks) {
+    if (check.run.tests !== undefined)
+      counts[countsKey(check.kind, check.command)] = check.run.tests;
+  }
+  return counts;
+}
+
+/**
+ * The wall that does not read test code: a check whose runner reports fewer passing tests, or
+ * more skipped or todo ones, than at the last verified state fails the claim.
+ */
+function countsCheck(ctx: LoopContext, checks: readonly Check[]): Check | undefined {
+  const problems = checks.flatMap((check) => {
+    const why = fewerTests(ctx, countsKey(check.kind, check.command), check.run.tests);
+    return why === undefined ? [] : [`\`${check.command ?? ''}\` reports ${why}`];
+  });
+  if (problems.length === 0) return undefined;
+  return {
+    kind: 'integrity',
+    name: 'test counts',
+    run: { exitCode: 1, timedOut: false, durationMs: 0, output: problems.join('\n') },
+  };
+}
+
+/**
+ * The checks run the project's code, which the agent wrote: it could rewrite the task list while
+ * they run (give its story `allowTestChanges`, a weaker `verify`) for the next iteration to read.
+ * The task list goes back to what ralph judged, with a warning.
+ */
+async function keepTaskList(ctx: LoopContext, judged: TaskListDocument): Promise<void> {
+  const now = await readFileNoFollow(judged.file).catch(() => undefined);
+  if (now === judged.text) return;
+  await writeFileAtomic(judged.file, judged.text);
+  await ctx.emit({
+    type: 'warning',
+    at: ctx.at(),
+    message: 'the task list changed while ralph ran the checks; ralph put back the one it judged',
+  });
 }

@@ -32,10 +32,26 @@ describe('checkRunner', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
-  it('tells test runners they run once (CI=true), unless CI is set', async () => {
+  it('runs checks without ralph’s variables and with the person’s CI as it is', async () => {
+    const runner = checkRunner({
+      env: { ...env, RALPH_RUN_ID: 'r1', RALPH_X: '1', CI: undefined },
+    });
+    const run = await runner.shell('echo "ci=${CI-unset}"; env | grep -c ^RALPH_ || true', {
+      cwd: tmpdir(),
+      timeoutMs: 5000,
+      signal,
+    });
+    expect(run.output).toBe('ci=unset\n0\n');
+  });
+
+  it('counts the tests from the runner’s summary, stdout or stderr', async () => {
     const runner = checkRunner({ env });
-    const run = await runner.shell('echo "ci=$CI"', { cwd: tmpdir(), timeoutMs: 5000, signal });
-    expect(run.output).toBe('ci=true\n');
+    const options = { cwd: tmpdir(), timeoutMs: 5000, signal };
+    const node = await runner.shell("printf '# pass 2\\n# skipped 1\\n# todo 0\\n'", options);
+    expect(node.tests).toEqual({ runner: 'node', passed: 2, skipped: 1, todo: 0 });
+    const jest = await runner.shell("printf 'Tests:       3 passed, 3 total' >&2", options);
+    expect(jest.tests).toEqual({ runner: 'jest', passed: 3, skipped: 0, todo: 0 });
+    expect((await runner.shell('echo fine', options)).tests).toBeUndefined();
   });
 
   it('answers git with its stdout, or undefined when git fails', async () => {

@@ -1,6 +1,7 @@
 import { runToCompletion, spawnStreaming, type CommandWrapper } from '../agents/spawn.js';
 import type { ProcessGroups } from '../agents/process-groups.js';
 import type { CheckRun, CheckRunner } from '../core/loop-types.js';
+import { testCounter } from '../core/test-counts.js';
 
 /**
  * The engine's CheckRunner (issue 12): a check is `bash -c COMMAND` in the repository, in its
@@ -23,10 +24,11 @@ export function checkRunner(options: {
       const keep = (text: string): void => {
         output = (output + text).slice(-KEPT_CHARS);
       };
+      const counter = testCounter();
+      let partial = '';
       const result = await spawnStreaming('bash', ['-c', command], {
         cwd,
-        // CI=true: test runners run once instead of watching (vitest, jest).
-        env: { ...options.env, CI: options.env.CI ?? 'true' },
+        env: checkEnvironment(options.env),
         timeoutMs,
         signal,
         killGraceMs: 2000,
@@ -34,15 +36,25 @@ export function checkRunner(options: {
         wrap: options.wrap,
         onLine: (line) => {
           keep(`${line}\n`);
+          counter.line(line);
         },
-        onStderr: keep,
+        // jest prints its summary on stderr, which comes in chunks: counted by whole lines.
+        onStderr: (text) => {
+          keep(text);
+          const lines = (partial + text).split('\n');
+          partial = lines.pop() ?? '';
+          for (const line of lines) counter.line(line);
+        },
       });
+      counter.line(partial);
+      const tests = counter.result();
       const started = result.code === undefined;
       return {
         exitCode: result.exitCode,
         timedOut: result.timedOut,
         durationMs: result.durationMs,
         output: started ? output : `${output}could not start bash: ${result.code ?? ''}\n`,
+        ...(tests === undefined ? {} : { tests }),
       };
     },
     async git(args, cwd) {
@@ -55,4 +67,16 @@ export function checkRunner(options: {
       return result.exitCode === 0 ? result.stdout : undefined;
     },
   };
+}
+
+/**
+ * The person's environment as it is, without ralph's own variables: code under test cannot tell
+ * ralph's checks from the person's own run and special-case them. CI is left as the person has
+ * it (a test that passes only when CI=true passes for ralph only if the person's shell says so
+ * too); test runners still run once, as their stdin is no terminal.
+ */
+export function checkEnvironment(
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('RALPH_')));
 }

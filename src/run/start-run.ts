@@ -3,6 +3,7 @@ import { RUN_ID_VARIABLE, stopRunProcesses } from '../agents/orphans.js';
 import { runLoop, type LoopResult } from '../core/engine.js';
 import { scriptHooks } from '../hooks/script-hooks.js';
 import { checkRunner } from './check-runner.js';
+import { userStateDir } from '../state/user-state.js';
 import { systemClock } from '../safety/clock.js';
 import { archiveLoop } from '../state/archive.js';
 import { acquireLock } from '../state/lock.js';
@@ -93,6 +94,8 @@ async function runGuarded(plan: RunPlan, runId: string, warnings: string[]): Pro
     const unguarded = {
       ...plan.options,
       env,
+      // Outside the work tree: the integrity base and test counts the agent must not rewrite.
+      stateDir: userStateDir(plan.options.env, plan.homeDir),
       resume,
       lastIteration,
       warnings: [...new Set([...plan.warnings, ...warnings])],

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
 import { writeFileAtomic } from './atomic-write.js';
+import { checkSeals, evidenceKey, sealLine } from './evidence-seal.js';
 import { loopPaths } from './paths.js';
 
 /**
@@ -33,35 +34,76 @@ export const evidenceEntrySchema = z.object({
   durationMs: z.number(),
   outputTail: z.string(),
   verdict: z.enum(['pass', 'fail', 'unchecked']),
+  /** The tests the check's runner reported (verify and quality checks of a runner ralph reads). */
+  tests: z
+    .object({
+      runner: z.string(),
+      passed: z.number(),
+      skipped: z.number(),
+      todo: z.number(),
+    })
+    .optional(),
+  /** What ralph wants a reader to know about this check (e.g. no test counts to compare). */
+  note: z.string().optional(),
+  /** ralph's HMAC chain over the line (evidence-seal.ts): a line without a good one is not ralph's. */
+  seal: z.string().optional(),
 });
 export type EvidenceEntry = z.infer<typeof evidenceEntrySchema>;
 
-/** Appends lines; the file is rewritten whole and renamed, so a reader never sees half a line. */
+/**
+ * Appends lines; the file is rewritten whole and renamed, so a reader never sees half a line.
+ * With ralph's user state dir, each line is sealed (evidence-seal.ts), chained on from the last
+ * line ralph wrote.
+ */
 export async function appendEvidence(
   dir: string,
   entries: readonly EvidenceEntry[],
+  stateDir?: string,
 ): Promise<void> {
   if (entries.length === 0) return;
   const file = loopPaths(dir).evidence;
   const old = await readText(file);
-  const lines = entries.map((entry) => `${JSON.stringify(evidenceEntrySchema.parse(entry))}\n`);
+  const key = stateDir === undefined ? undefined : await evidenceKey(stateDir, true);
+  let previous = key === undefined ? '' : checkSeals(key, old.split('\n')).last;
+  const lines = entries.map((entry) => {
+    const body: EvidenceEntry = evidenceEntrySchema.parse(entry);
+    delete body.seal;
+    if (key === undefined) return `${JSON.stringify(body)}\n`;
+    const sealed = sealLine(key, previous, body);
+    previous = sealed.seal;
+    return sealed.line;
+  });
   const separator = old === '' || old.endsWith('\n') ? '' : '\n';
   await writeFileAtomic(file, `${old}${separator}${lines.join('')}`);
 }
 
-/** Every valid line, oldest first; lines that do not parse (another tool's, a torn one) are skipped. */
-export async function readEvidence(dir: string): Promise<EvidenceEntry[]> {
+/**
+ * Every valid line, oldest first; lines that do not parse (another tool's, a torn one) are
+ * skipped. With ralph's user state dir, so are the lines ralph did not write (see readEvidenceLog).
+ */
+export async function readEvidence(dir: string, stateDir?: string): Promise<EvidenceEntry[]> {
+  return (await readEvidenceLog(dir, stateDir)).entries;
+}
+
+/**
+ * The lines ralph wrote, and how many others the file holds. Without `stateDir` (a library
+ * caller with no state dir) every valid line counts and none is checked.
+ */
+export async function readEvidenceLog(
+  dir: string,
+  stateDir?: string,
+): Promise<{ entries: EvidenceEntry[]; notRalphs: number }> {
+  const lines = (await readText(loopPaths(dir).evidence)).split('\n');
+  const key = stateDir === undefined ? undefined : await evidenceKey(stateDir, false);
+  const { results } = checkSeals(key, lines);
   const entries: EvidenceEntry[] = [];
-  for (const line of (await readText(loopPaths(dir).evidence)).split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const parsed = evidenceEntrySchema.safeParse(JSON.parse(line));
-      if (parsed.success) entries.push(parsed.data);
-    } catch {
-      // not JSON: skipped like any other unreadable line
-    }
+  let notRalphs = 0;
+  for (const { value, ours } of results) {
+    const parsed = evidenceEntrySchema.safeParse(value);
+    if (stateDir !== undefined && !ours) notRalphs += 1;
+    else if (parsed.success) entries.push(parsed.data);
   }
-  return entries;
+  return { entries, notRalphs };
 }
 
 async function readText(file: string): Promise<string> {

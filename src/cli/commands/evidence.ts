@@ -1,9 +1,10 @@
 import { Command } from '@commander-js/extra-typings';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { readEvidence, type EvidenceEntry } from '../../state/evidence-log.js';
+import { readEvidenceLog, type EvidenceEntry } from '../../state/evidence-log.js';
+import { userStateDir } from '../../state/user-state.js';
 import { RalphError } from '../../util/errors.js';
-import { writeLine, type CliContext, type SetExitCode } from '../context.js';
+import { homeDirOf, writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { reportError } from '../exit.js';
 import { writeJson } from '../output.js';
 import { resolveWatchTarget } from './watch-target.js';
@@ -27,7 +28,18 @@ export function evidenceCommand(context: CliContext, setExitCode: SetExitCode) {
             ? [undefined, first]
             : [first, second];
         const target = await resolveWatchTarget(context, dir);
-        const entries = (await readEvidence(target.dir)).filter(
+        const log = await readEvidenceLog(
+          target.dir,
+          userStateDir(context.env, homeDirOf(context)),
+        );
+        // Lines ralph did not seal (an agent's forged "pass") never count; they are named.
+        if (log.notRalphs > 0) {
+          writeLine(
+            context.stderr,
+            `ralph: ${log.notRalphs} line(s) of ${target.name}/evidence.jsonl were not written by ralph: not shown, never counted`,
+          );
+        }
+        const entries = log.entries.filter(
           (entry) => story === undefined || entry.storyId === story,
         );
         if (story !== undefined && entries.length === 0) {

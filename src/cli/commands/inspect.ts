@@ -6,7 +6,8 @@ import { detectCompletion } from '../../core/completion.js';
 import { readEvidence, type EvidenceEntry } from '../../state/evidence-log.js';
 import { RalphError } from '../../util/errors.js';
 import { classifyLog } from './inspect-classify.js';
-import { writeLine, type CliContext, type SetExitCode } from '../context.js';
+import { homeDirOf, writeLine, type CliContext, type SetExitCode } from '../context.js';
+import { userStateDir } from '../../state/user-state.js';
 import { reportError } from '../exit.js';
 import { writeJson } from '../output.js';
 
@@ -54,7 +55,10 @@ export function inspectCommand(context: CliContext, setExitCode: SetExitCode) {
           finalText: summary.finalText ?? null,
           completionSignal: detectCompletion(summary.finalText) ?? null,
           classification: await classifyLog(file, summary),
-          verification: await iterationEvidence(file),
+          verification: await iterationEvidence(
+            file,
+            userStateDir(context.env, homeDirOf(context)),
+          ),
         };
         if (json) {
           writeJson(context, report);
@@ -132,9 +136,9 @@ export function inspectCommand(context: CliContext, setExitCode: SetExitCode) {
 }
 
 /** The checks ralph ran on what the log's iteration claimed: logs/ sits in the loop directory. */
-async function iterationEvidence(file: string): Promise<EvidenceEntry[]> {
+async function iterationEvidence(file: string, stateDir: string): Promise<EvidenceEntry[]> {
   const iteration = /^iteration-(\d+)-attempt-\d+\.jsonl$/.exec(basename(file))?.[1];
   if (iteration === undefined) return [];
-  const entries = await readEvidence(dirname(dirname(file))).catch(() => []);
+  const entries = await readEvidence(dirname(dirname(file)), stateDir).catch(() => []);
   return entries.filter((entry) => entry.iteration === Number(iteration));
 }

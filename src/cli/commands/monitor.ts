@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { isLoopback } from '../../monitor/web/auth.js';
 import { findGitRepo } from '../../state/git.js';
 import { RalphError } from '../../util/errors.js';
-import { writeLine, type CliContext, type SetExitCode } from '../context.js';
+import { homeDirOf, writeLine, type CliContext, type SetExitCode } from '../context.js';
+import { userStateDir } from '../../state/user-state.js';
 import { reportError } from '../exit.js';
 import { useColor } from '../output.js';
 import { renderAgentLine } from './log-render.js';
@@ -72,6 +73,7 @@ export function monitorCommand(context: CliContext, setExitCode: SetExitCode) {
           port: options.port ?? DEFAULT_WEB_PORT,
           token,
           renderLog: renderAgentLine,
+          stateDir: userStateDir(context.env, homeDirOf(context)),
         }).catch((error: unknown) => {
           const code = (error as NodeJS.ErrnoException).code;
           if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {

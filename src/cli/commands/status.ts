@@ -3,12 +3,13 @@ import { relative } from 'node:path';
 import { summarise } from '../../plan/order.js';
 import { readTaskListFile } from '../../plan/read.js';
 import type { Story } from '../../plan/types.js';
-import { latestVerifications, readEvidence } from '../../state/evidence-log.js';
+import { latestVerifications, readEvidenceLog } from '../../state/evidence-log.js';
+import { userStateDir } from '../../state/user-state.js';
 import { readLock } from '../../state/lock.js';
 import { requireTaskListFile, resolveLoopDir } from '../../state/paths.js';
 import { readStatus } from '../../state/status.js';
 import { RalphError } from '../../util/errors.js';
-import { writeLine, type CliContext, type SetExitCode } from '../context.js';
+import { homeDirOf, writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { reportError } from '../exit.js';
 import { writeJson } from '../output.js';
 import { loadCommandConfig } from '../settings.js';
@@ -45,6 +46,10 @@ export function statusCommand(context: CliContext, setExitCode: SetExitCode) {
           if (error instanceof RalphError) return { error: error.message };
           throw error;
         });
+        const evidence = await readEvidenceLog(
+          resolved.dir,
+          userStateDir(context.env, homeDirOf(context)),
+        );
         const report = {
           loopDir: resolved.dir,
           branch: resolved.branch,
@@ -63,8 +68,9 @@ export function statusCommand(context: CliContext, setExitCode: SetExitCode) {
           })),
           verification: verificationOf(
             document.taskList.stories,
-            latestVerifications(await readEvidence(resolved.dir)),
+            latestVerifications(evidence.entries),
           ),
+          evidenceNotByRalph: evidence.notRalphs,
           parked: summary.parked.map((story) => ({ ...brief(story), reason: story.blocked })),
           lastRun: status ?? null,
           runningPid: lock?.alive === true ? (lock.holder?.pid ?? null) : null,
@@ -94,6 +100,12 @@ export function statusCommand(context: CliContext, setExitCode: SetExitCode) {
         }
         for (const each of report.verification) {
           writeLine(out, `Verified:       ${verificationLine(each)}`);
+        }
+        if (evidence.notRalphs > 0) {
+          writeLine(
+            out,
+            `Evidence:       ${evidence.notRalphs} line(s) not written by ralph (ignored)`,
+          );
         }
         if (status === undefined) {
           writeLine(out, 'Last run:       none yet');

@@ -67,7 +67,13 @@ export const NEW_CLIENT_TAIL = 200;
 export function createLoopFeed(
   id: string,
   loopDir: string,
-  options: { logHref: (row: IterationRow) => string; now?: () => number; pollMs?: number },
+  options: {
+    logHref: (row: IterationRow) => string;
+    now?: () => number;
+    pollMs?: number;
+    /** ralph's user state dir: only evidence lines ralph sealed are shown. */
+    stateDir?: string | undefined;
+  },
 ): LoopFeed {
   const now = options.now ?? Date.now;
   const controller = new AbortController();
@@ -87,7 +93,9 @@ export function createLoopFeed(
     if (found === undefined) return;
     const document = await readTaskListFile(found.path).catch(() => undefined);
     if (document === undefined) return; // mid-write by the agent: the next event reads it again
-    const latest = latestVerifications(await readEvidence(loopDir).catch(() => []));
+    const latest = latestVerifications(
+      await readEvidence(loopDir, options.stateDir).catch(() => []),
+    );
     taskStories = document.taskList.stories.map((story) => ({
       id: story.id,
       title: story.title,

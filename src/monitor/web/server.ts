@@ -26,6 +26,8 @@ export interface DashboardOptions {
   /** Renders one raw log line for a person (the agent's format is the CLI's business). */
   renderLog: (raw: string) => string[];
   pollMs?: number;
+  /** ralph's user state dir, to check evidence.jsonl's seals. */
+  stateDir?: string | undefined;
 }
 
 export interface Dashboard {
@@ -58,6 +60,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     let feed = feeds.get(loop.dir);
     if (feed === undefined) {
       feed = createLoopFeed(loop.id, loop.dir, {
+        stateDir: options.stateDir,
         logHref: (row) =>
           `/log?${new URLSearchParams({ loop: loop.id, iteration: String(row.iteration), attempt: String(row.attempt) }).toString()}`,
         ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),

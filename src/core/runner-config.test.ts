@@ -1,0 +1,96 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { CheckRunner, StartPoint } from './loop-types.js';
+import { executablesRunBy, findRunnerConfigChanges, hashExecutables } from './runner-config.js';
+import { readStartPoint } from './test-tree.js';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+const runner: CheckRunner = {
+  shell: () => Promise.reject(new Error('no shell here')),
+  git: (args, cwd) =>
+    new Promise((done) => {
+      execFile('git', [...args], { cwd, env }, (error, stdout) => {
+        done(error === null ? stdout : undefined);
+      });
+    }),
+};
+
+const PYPROJECT = '[project]\nname = "x"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n';
+
+async function project(): Promise<{ dir: string; start: StartPoint }> {
+  const dir = await mkdtemp(join(tmpdir(), 'ralph-runner-config-'));
+  dirs.push(dir);
+  const file = (path: string, text: string) => writeFile(join(dir, path), text);
+  await file('package.json', JSON.stringify({ name: 'p', jest: { testTimeout: 5000 } }));
+  await file('vitest.config.js', 'export default { test: {} };\n');
+  await file('pyproject.toml', PYPROJECT);
+  await mkdir(join(dir, 'node_modules/vitest'), { recursive: true });
+  await mkdir(join(dir, 'node_modules/.bin'));
+  await file('node_modules/vitest/cli.js', '#!/usr/bin/env node\nrunTests();\n');
+  await chmod(join(dir, 'node_modules/vitest/cli.js'), 0o755);
+  await symlink('../vitest/cli.js', join(dir, 'node_modules/.bin/vitest'));
+  await file('.gitignore', 'node_modules\n');
+  execFileSync('git', ['init', '-q'], { cwd: dir, env });
+  execFileSync('git', ['add', '-A'], { cwd: dir, env });
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-qm', 'one'], {
+    cwd: dir,
+    env,
+  });
+  const start = await readStartPoint(runner, dir);
+  const executables = await hashExecutables(dir, executablesRunBy(['npx vitest run']));
+  return { dir, start: { ...start!, executables } };
+}
+
+describe('findRunnerConfigChanges', () => {
+  it('reports runner config and the executable a check starts, changed since the base', async () => {
+    const { dir, start } = await project();
+    const file = (path: string, text: string) => writeFile(join(dir, path), text);
+    await file('vitest.config.js', "export default { test: { exclude: ['**/mul*'] } };\n");
+    await file(
+      'package.json',
+      JSON.stringify({ name: 'p', jest: { testPathIgnorePatterns: ['mul'] } }),
+    );
+    await file('pyproject.toml', PYPROJECT.replace('-q', '-q -k "not mul"'));
+    await file('pytest.ini', '[pytest]\naddopts = -k "not mul"\n');
+    await file('node_modules/vitest/cli.js', '#!/usr/bin/env node\nprocess.exit(0);\n');
+    expect(await findRunnerConfigChanges(runner, dir, start, true, ['npx vitest run'])).toEqual([
+      'changed vitest.config.js, which configures the test runner',
+      'added pytest.ini, which configures the test runner',
+      'changed the test keys of package.json, which configure the test runner',
+      'changed the [tool.pytest] of pyproject.toml, which configure the test runner',
+      'changed node_modules/.bin/vitest, which a check runs',
+    ]);
+  });
+
+  it('lets other changes to shared files and set-up of a project without tests through', async () => {
+    const { dir, start } = await project();
+    await writeFile(join(dir, 'pyproject.toml'), PYPROJECT.replace('"x"', '"y"'));
+    await writeFile(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'q', jest: { testTimeout: 5000 } }),
+    );
+    await writeFile(join(dir, 'jest.config.js'), 'module.exports = {};\n');
+    expect(await findRunnerConfigChanges(runner, dir, start, false, ['npm test'])).toEqual([]);
+  });
+});
+
+describe('executablesRunBy', () => {
+  it('names node_modules/.bin for bare words and npx, paths as written', () => {
+    expect(
+      executablesRunBy(['npx vitest run && CI=1 ./bin/check.sh', 'pytest -q | tee x']),
+    ).toEqual([
+      'node_modules/.bin/vitest',
+      'bin/check.sh',
+      'node_modules/.bin/pytest',
+      'node_modules/.bin/tee',
+    ]);
+  });
+});
