@@ -85,6 +85,23 @@ export interface RateLimitInfo {
   /** Epoch milliseconds, normalised from the line's seconds or milliseconds. */
   resetsAt: number | undefined;
   rateLimitType: string | undefined;
+  /** How much of the named window is used, 0–1, when the event says. */
+  utilization?: number | undefined;
+  /** Extra usage (overage): its status and why it is off ("out_of_credits", …). */
+  overageStatus?: string | undefined;
+  overageDisabledReason?: string | undefined;
+  isUsingOverage?: boolean | undefined;
+  /** Every window the event reports (five_hour, seven_day, …): its use and reset. */
+  windows?: Readonly<Record<string, UsageWindowReading>> | undefined;
+}
+
+/** One usage window as a rate_limit_event reports it. */
+export interface UsageWindowReading {
+  /** 0–1. */
+  utilization: number | undefined;
+  /** Epoch milliseconds. */
+  resetsAt: number | undefined;
+  status: string | undefined;
 }
 
 /** One parsed line of agent output; lines the parser does not know are kept as `unknown`. */
@@ -102,6 +119,9 @@ export type AgentEvent =
   | {
       type: 'api_retry';
       attempt: number | undefined;
+      maxRetries: number | undefined;
+      /** How long Claude Code waits before this attempt. */
+      delayMs: number | undefined;
       errorStatus: number | undefined;
       error: string | undefined;
     }
@@ -142,6 +162,11 @@ export interface AgentRunResult {
   result: AgentResultLine | undefined;
   /** The last assistant text block: where a completion promise counts. */
   finalText: string | undefined;
+  /**
+   * The `error` Claude Code put on its synthetic error message (rate_limit,
+   * authentication_failed, billing_error, …), when the run ended with one.
+   */
+  assistantError?: string | undefined;
   toolCalls: ToolCall[];
   rateLimits: RateLimitInfo[];
   /** The last lines of stderr, for error classification and messages. */

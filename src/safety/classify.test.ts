@@ -469,7 +469,10 @@ describe('classifyRun', () => {
   it('gives fatal errors a hint that says what to do', () => {
     const verdict = classifyRun(failed('not logged in'), { now: NOW, timeZone: 'UTC' });
     expect(verdict.kind).toBe('fatal');
-    if (verdict.kind === 'fatal') expect(verdict.hint).toContain('claude login');
+    if (verdict.kind === 'fatal') {
+      expect(verdict.advice).toBe('login');
+      expect(verdict.hint).toContain('/login');
+    }
   });
 
   it('says why, naming the evidence', () => {

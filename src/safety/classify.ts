@@ -1,19 +1,21 @@
 import { runFailed, TIMEOUT_EXIT_CODE, type RunEvidence } from './evidence.js';
+import { hardFatal, softFatal, transientFailure, type FatalAdvice } from './failures.js';
 import { detectUsageLimit, type ClassifyContext, type UsageLimit } from './limits.js';
-import { classifyFailure } from './retry.js';
 
 /**
  * How one agent run ended, for the loop to act on and `ralph inspect` to explain. Order matters:
- * ralph's own kill (a timeout) is decided first and is never a usage limit; fatal errors beat a
- * usage limit (an admin-disabled account can come with a rejected rate-limit event); a usage
- * limit beats a transient error (its 429 would otherwise be retried within seconds).
+ * ralph's own kill (a timeout) is decided first and is never a usage limit; fatal errors that
+ * need a person (login, key, admin) beat a usage limit (an admin-disabled account can come with
+ * a rejected rate-limit event); a usage limit beats running out of credits (extra usage that ran
+ * out comes back at the window's reset) and a transient error (its 429 would otherwise be
+ * retried within seconds).
  */
 export type RunClassification =
   | { kind: 'none'; why: string }
   | { kind: 'timeout'; why: string; idle: boolean }
   | { kind: 'usage_limit'; why: string; limit: UsageLimit }
   | { kind: 'transient'; why: string }
-  | { kind: 'fatal'; why: string; hint: string };
+  | { kind: 'fatal'; why: string; hint: string; advice: FatalAdvice };
 
 export type ClassificationKind = RunClassification['kind'];
 
@@ -31,8 +33,8 @@ export function classifyRun(evidence: RunEvidence, context: ClassifyContext): Ru
         : `exit code ${TIMEOUT_EXIT_CODE}: a timeout wrapper killed the agent`,
     };
   }
-  const failure = classifyFailure(evidence);
-  if (failure?.kind === 'fatal') return failure;
+  const fatal = hardFatal(evidence);
+  if (fatal !== undefined) return fatal;
   const limit = detectUsageLimit(evidence, context);
   if (limit !== undefined) {
     const reset =
@@ -43,6 +45,7 @@ export function classifyRun(evidence: RunEvidence, context: ClassifyContext): Ru
       why: `usage limit (${describeSource(limit.source)}; ${reset}): ${limit.message}`,
     };
   }
+  const failure = softFatal(evidence) ?? transientFailure(evidence);
   if (failure !== undefined) return failure;
   return {
     kind: 'none',

@@ -25,6 +25,8 @@ export interface RunEvidence {
     | undefined;
   /** The agent's own last text block (never a tool result, never the prompt). */
   finalText: string | undefined;
+  /** The `error` of Claude Code's synthetic error message (rate_limit, billing_error, …). */
+  assistantError?: string | undefined;
   rateLimits: readonly RateLimitEvidence[];
   stderrTail: string;
   /** Output lines seen; 0 means the agent printed nothing at all. */
@@ -36,6 +38,9 @@ export interface RateLimitEvidence {
   /** Epoch milliseconds. */
   resetsAt: number | undefined;
   rateLimitType: string | undefined;
+  /** Extra usage (overage) status and why it is off, when the event says. */
+  overageStatus?: string | undefined;
+  overageDisabledReason?: string | undefined;
 }
 
 /** `timeout(1)`'s exit code: a wrapper killed the agent, whatever it printed. */

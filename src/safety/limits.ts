@@ -40,16 +40,26 @@ export interface ClassifyContext {
 }
 
 const PREFIX = String.raw`^(?:(?:API\s+)?Error:\s*)?`;
-const MODEL = String.raw`(?:(?:Claude|Claude\s+AI|Claude\s+Code)\s+)?(?:(?:Opus|Sonnet|Haiku)(?:\s+[\d.]+)?\s+)?`;
-const WINDOW = String.raw`(?:usage|5-hour|five-hour|weekly|session|daily)`;
+const MODEL = String.raw`(?:(?:Claude|Claude\s+AI|Claude\s+Code)\s+)?(?:(?:Opus|Sonnet|Haiku|Fable)(?:\s+[\d.]+)?\s+)?`;
+/** The windows Claude Code names: its own table has 5-hour, weekly, Opus, Sonnet and Fable. */
+const WINDOW = String.raw`(?:usage|5[- ]hour|five[- ]hour|weekly|session|daily|opus|sonnet|fable)(?:\s+(?:weekly|usage))?`;
+const YOU_HAVE = String.raw`You(?:(?:'|’)ve|\s+have)`;
 const LIMIT_MESSAGE = new RegExp(
   [
     `${PREFIX}${MODEL}${WINDOW}\\s+limit\\s+(?:reached|exceeded)\\b`,
-    `${PREFIX}You(?:'|’)ve\\s+(?:hit|reached)\\s+your\\s+(?:${WINDOW}\\s+)?limit\\b`,
-    `${PREFIX}You(?:'|’)re\\s+out\\s+of\\s+(?:extra\\s+)?usage\\b`,
+    `${PREFIX}${YOU_HAVE}\\s+(?:hit|reached)\\s+your\\s+(?:${WINDOW}\\s+)?limit\\b`,
+    // "out of extra usage" comes back at the reset; "out of usage credits" is bought (failures.ts).
+    `${PREFIX}You(?:'|’)re\\s+out\\s+of\\s+(?:extra\\s+)?usage\\b(?!\\s+credits)`,
   ].join('|'),
   'i',
 );
+/** The terminal UI's decorations before a message: its ⎿ gutter, ● bullets, a > prompt. */
+const DECORATION = /^[\s⎿●•❯>│*]+/u;
+/**
+ * The API's 429 body behind a subscription's usage limit: no reset time in it, but not the
+ * per-minute rate limit (that one names the organisation and a per-minute figure).
+ */
+const ACCOUNT_RATE_LIMIT = /exceed your account(?:'|’)s rate limit/i;
 /** The legacy `-p` form: `Claude AI usage limit reached|<epoch>`. */
 const LEGACY_EPOCH = /usage limit reached\s*\|\s*(\d{9,13})\b/i;
 const RESET_WORD = /\breset/i;
@@ -87,7 +97,21 @@ export function detectUsageLimit(
       window: rejected.rateLimitType,
     };
   }
-  return textLimits[0];
+  if (textLimits[0] !== undefined) return textLimits[0];
+  return failed ? accountRateLimit(texts) : undefined;
+}
+
+/** The usage limit's raw 429 body, wherever a failed run printed it: reset time unknown. */
+function accountRateLimit(texts: readonly { source: TextSource; text: string }[]) {
+  const found = texts.find((candidate) => ACCOUNT_RATE_LIMIT.test(candidate.text));
+  if (found === undefined) return undefined;
+  const line = found.text.split('\n').find((each) => ACCOUNT_RATE_LIMIT.test(each)) ?? found.text;
+  return {
+    resetAt: undefined,
+    source: found.source,
+    message: line.trim().slice(0, MAX_MESSAGE_CHARS),
+    window: undefined,
+  } satisfies UsageLimit;
 }
 
 function limitInText(
@@ -96,7 +120,7 @@ function limitInText(
   failed: boolean,
   context: ClassifyContext,
 ): UsageLimit | undefined {
-  const line = source === 'stderr' ? text.trim() : firstLine(text);
+  const line = (source === 'stderr' ? text.trim() : firstLine(text)).replace(DECORATION, '');
   if (line.length > MAX_MESSAGE_CHARS) return undefined;
   const legacy = LEGACY_EPOCH.exec(line);
   if (legacy?.[1] !== undefined && LIMIT_MESSAGE.test(line)) {

@@ -11,6 +11,10 @@ const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', '
 const RESET =
   /\breset(?:s|ting)?(?:\s+(?:at|on))?\s+(?:([a-z]{3})[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(?:at\s+)?)?(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?(?:\s*\(([^)]+)\))?/i;
 
+/** "resets Oct 24" with no time of day: the start of that day in its zone. */
+const DATE_ONLY =
+  /\breset(?:s|ting)?(?:\s+on)?\s+([a-z]{3})[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?!\s*,?\s*(?:at\s+)?\d)(?:\s*\(([^)]+)\))?/i;
+
 /** "resets in 2h 30m", "resets in 45 minutes", "reset in 3 hours". */
 const RELATIVE =
   /\breset(?:s|ting)?\s+in\s+(?:(\d+)\s*h(?:ours?|rs?)?\b)?\s*(?:(\d+)\s*m(?:in(?:ute)?s?)?\b)?/i;
@@ -30,6 +34,12 @@ export function parseResetTime(
   if (hours !== undefined || minutes !== undefined) {
     return new Date(now.getTime() + (Number(hours ?? 0) * 60 + Number(minutes ?? 0)) * 60_000);
   }
+  const dateOnly = DATE_ONLY.exec(text);
+  if (dateOnly !== null) {
+    const [, monthName = '', dayText, zoneText] = dateOnly;
+    const zone = validZone(zoneText?.trim()) ?? localTimeZone;
+    return nextDate(monthName, Number(dayText), { hour: 0, minute: 0 }, zone, now, toleranceMs);
+  }
   const match = RESET.exec(text);
   if (match === null) return undefined;
   const [, monthName, dayText, hourText, minuteText, meridiem, zoneText] = match;
@@ -47,14 +57,7 @@ export function parseResetTime(
   const earliest = now.getTime() - toleranceMs;
 
   if (monthName !== undefined && dayText !== undefined) {
-    const month = MONTHS.indexOf(monthName.toLowerCase()) + 1;
-    const day = Number(dayText);
-    if (month === 0 || day < 1 || day > 31) return undefined;
-    for (const year of [today.year, today.year + 1]) {
-      const at = zonedToEpoch({ year, month, day, hour, minute }, zone);
-      if (at >= earliest) return new Date(at);
-    }
-    return undefined;
+    return nextDate(monthName, Number(dayText), { hour, minute }, zone, now, toleranceMs);
   }
   for (const plusDays of [0, 1, 2]) {
     const date = new Date(Date.UTC(today.year, today.month - 1, today.day + plusDays));
@@ -69,6 +72,25 @@ export function parseResetTime(
       zone,
     );
     if (at >= earliest) return new Date(at);
+  }
+  return undefined;
+}
+
+/** The next such date and time (this year or the next) after `now` less the tolerance. */
+function nextDate(
+  monthName: string,
+  day: number,
+  time: { hour: number; minute: number },
+  zone: string,
+  now: Date,
+  toleranceMs: number,
+): Date | undefined {
+  const month = MONTHS.indexOf(monthName.toLowerCase()) + 1;
+  if (month === 0 || day < 1 || day > 31) return undefined;
+  const { year } = wallDate(now.getTime(), zone);
+  for (const each of [year, year + 1]) {
+    const at = zonedToEpoch({ year: each, month, day, ...time }, zone);
+    if (at >= now.getTime() - toleranceMs) return new Date(at);
   }
   return undefined;
 }

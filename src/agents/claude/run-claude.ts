@@ -117,6 +117,7 @@ export async function runClaude(
     model: run.model,
     result: run.result,
     finalText: run.finalText,
+    assistantError: run.assistantError,
     toolCalls: run.toolCalls,
     rateLimits: run.rateLimits,
     stderrTail,

@@ -12,6 +12,8 @@ export interface CollectedRun {
   model: string | undefined;
   /** The last text block of the agent's own (not a sub-agent's) assistant messages. */
   finalText: string | undefined;
+  /** The `error` of the last assistant line, when it had one (Claude Code's API errors). */
+  assistantError: string | undefined;
   toolCalls: ToolCall[];
   /** Tool calls beyond the cap, counted but not kept. */
   droppedToolCalls: number;
@@ -41,6 +43,7 @@ export function createRunCollector(options: RunCollectorOptions = {}): RunCollec
   let seenSessionId: string | undefined;
   let seenModel: string | undefined;
   let finalText: string | undefined;
+  let assistantError: string | undefined;
   let result: AgentResultLine | undefined;
   let lineCount = 0;
   let droppedToolCalls = 0;
@@ -53,6 +56,10 @@ export function createRunCollector(options: RunCollectorOptions = {}): RunCollec
       // init is authoritative; other lines stand in when a log starts mid-run or init is missing.
       seenSessionId ??= line.sessionId;
       seenModel ??= line.model;
+      if (line.parentToolUseId === undefined && line.events.some((each) => each.type === 'text')) {
+        // Only the agent's own last message says how it ended: a later normal one clears it.
+        assistantError = line.assistantError;
+      }
       for (const event of line.events) {
         switch (event.type) {
           case 'init':
@@ -86,6 +93,7 @@ export function createRunCollector(options: RunCollectorOptions = {}): RunCollec
         sessionId: initSessionId ?? seenSessionId ?? result?.sessionId,
         model: initModel ?? seenModel,
         finalText,
+        assistantError,
         toolCalls: [...toolCalls],
         droppedToolCalls,
         rateLimits: [...rateLimits],

@@ -133,7 +133,12 @@ describe('parseStreamLine', () => {
     ).toEqual([
       {
         type: 'rate_limit',
-        info: { status: 'rejected', resetsAt: 1_785_322_800_000, rateLimitType: 'seven_day' },
+        info: {
+          status: 'rejected',
+          resetsAt: 1_785_322_800_000,
+          rateLimitType: 'seven_day',
+          overageStatus: 'rejected',
+        },
       },
     ]);
     const bare = '{"type":"rate_limit_event"}';
@@ -151,12 +156,82 @@ describe('parseStreamLine', () => {
       events(
         '{"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":543.11,"error_status":429,"error":"rate_limit","session_id":"s"}',
       ),
-    ).toEqual([{ type: 'api_retry', attempt: 1, errorStatus: 429, error: 'rate_limit' }]);
+    ).toEqual([
+      {
+        type: 'api_retry',
+        attempt: 1,
+        maxRetries: 10,
+        delayMs: 543.11,
+        errorStatus: 429,
+        error: 'rate_limit',
+      },
+    ]);
     expect(
       events(
         '{"type":"system","subtype":"api_retry","attempt":2,"error_status":null,"error":"unknown"}',
       ),
-    ).toEqual([{ type: 'api_retry', attempt: 2, errorStatus: undefined, error: 'unknown' }]);
+    ).toEqual([
+      {
+        type: 'api_retry',
+        attempt: 2,
+        maxRetries: undefined,
+        delayMs: undefined,
+        errorStatus: undefined,
+        error: 'unknown',
+      },
+    ]);
+  });
+
+  it('reads the usage windows and overage fields of a rate_limit_event', () => {
+    const line = JSON.stringify({
+      type: 'rate_limit_event',
+      rate_limit_info: {
+        status: 'allowed_warning',
+        resetsAt: 1788934800,
+        rateLimitType: 'five_hour',
+        utilization: 0.91,
+        overageDisabledReason: 'out_of_credits',
+        isUsingOverage: false,
+        unifiedWindows: {
+          five_hour: { utilization: 0.91, resetsAt: 1788934800, status: 'allowed_warning' },
+          seven_day: { utilization: 0.24, resetsAt: 1789318800 },
+          broken: 'not a window',
+          percent: { utilization: 91, resetsAt: 1789318800 },
+        },
+      },
+    });
+    expect(events(line)).toEqual([
+      {
+        type: 'rate_limit',
+        info: {
+          status: 'allowed_warning',
+          resetsAt: 1_788_934_800_000,
+          rateLimitType: 'five_hour',
+          utilization: 0.91,
+          overageDisabledReason: 'out_of_credits',
+          isUsingOverage: false,
+          windows: {
+            five_hour: {
+              utilization: 0.91,
+              resetsAt: 1_788_934_800_000,
+              status: 'allowed_warning',
+            },
+            seven_day: { utilization: 0.24, resetsAt: 1_789_318_800_000, status: undefined },
+            // A percentage is not a fraction: unknown, never 91 × the window.
+            percent: { utilization: undefined, resetsAt: 1_789_318_800_000, status: undefined },
+          },
+        },
+      },
+    ]);
+  });
+
+  it("keeps the error of Claude Code's synthetic error message", () => {
+    const line = JSON.stringify({
+      type: 'assistant',
+      message: { model: '<synthetic>', content: [{ type: 'text', text: 'Not logged in' }] },
+      error: 'authentication_failed',
+    });
+    expect(parseStreamLine(line).assistantError).toBe('authentication_failed');
   });
 
   it('reads an error result whose subtype says success, with keys in any order', () => {

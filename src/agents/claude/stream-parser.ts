@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import type { AgentEvent, AgentResultLine, RateLimitInfo, TokenUsage } from '../types.js';
+import type {
+  AgentEvent,
+  AgentResultLine,
+  RateLimitInfo,
+  TokenUsage,
+  UsageWindowReading,
+} from '../types.js';
 import { summarizeToolInput } from './tool-summary.js';
 
 /**
@@ -17,6 +23,8 @@ export interface ParsedLine {
   model: string | undefined;
   /** Set on a sub-agent's (Task tool's) lines: their text is not the agent's final message. */
   parentToolUseId: string | undefined;
+  /** The `error` of an assistant line: Claude Code's synthetic error message carries one. */
+  assistantError?: string | undefined;
 }
 
 const str = z.string().optional().catch(undefined);
@@ -51,17 +59,33 @@ const messageSchema = z.looseObject({
 });
 
 const initSchema = z.looseObject({ model: str, claude_code_version: str });
-const retrySchema = z.looseObject({ attempt: num, error_status: num, error: str });
+const retrySchema = z.looseObject({
+  attempt: num,
+  max_retries: num,
+  retry_delay_ms: num,
+  error_status: num,
+  error: str,
+});
+const resetsAt = z.union([z.number(), z.string()]).optional().catch(undefined);
+/** 0–1; anything else (a percentage, a string) is unknown. */
+const fraction = z.number().min(0).max(1).optional().catch(undefined);
+const windowSchema = z.looseObject({ utilization: fraction, resetsAt, status: str });
 const rateLimitSchema = z.looseObject({
   rate_limit_info: z
     .looseObject({
       status: str,
-      resetsAt: z.union([z.number(), z.string()]).optional().catch(undefined),
+      resetsAt,
       rateLimitType: str,
+      utilization: fraction,
+      overageStatus: str,
+      overageDisabledReason: str,
+      isUsingOverage: bool,
+      unifiedWindows: z.record(z.string(), z.unknown()).optional().catch(undefined),
     })
     .optional()
     .catch(undefined),
 });
+const assistantErrorSchema = z.looseObject({ error: str });
 const resultSchema = z.looseObject({
   subtype: str,
   is_error: bool,
@@ -118,6 +142,8 @@ export function parseStreamLine(raw: string): ParsedLine {
     line.events.push({
       type: 'api_retry',
       attempt: retry.attempt,
+      maxRetries: retry.max_retries,
+      delayMs: retry.retry_delay_ms,
       errorStatus: retry.error_status,
       error: retry.error,
     });
@@ -129,6 +155,7 @@ export function parseStreamLine(raw: string): ParsedLine {
   } else if (type === 'assistant' || type === 'user') {
     const message = messageSchema.parse(value).message;
     if (type === 'assistant' && message?.model !== SYNTHETIC_MODEL) line.model = message?.model;
+    if (type === 'assistant') line.assistantError = assistantErrorSchema.parse(value).error;
     for (const block of message?.content ?? []) {
       const event = blockEvent(type, block);
       if (event !== undefined) line.events.push(event);
@@ -187,15 +214,30 @@ function toolResultText(content: unknown): string {
   return texts.join('\n');
 }
 
-function rateLimitInfo(info: {
-  status?: string | undefined;
-  resetsAt?: number | string | undefined;
-  rateLimitType?: string | undefined;
-}): RateLimitInfo {
+type RateLimitLine = NonNullable<z.infer<typeof rateLimitSchema>['rate_limit_info']>;
+
+function rateLimitInfo(info: RateLimitLine): RateLimitInfo {
+  const windows: Record<string, UsageWindowReading> = {};
+  for (const [name, raw] of Object.entries(info.unifiedWindows ?? {})) {
+    const reading = windowSchema.safeParse(raw);
+    if (!reading.success) continue;
+    windows[name] = {
+      utilization: reading.data.utilization,
+      resetsAt: epochMs(reading.data.resetsAt),
+      status: reading.data.status,
+    };
+  }
   return {
     status: info.status ?? 'unknown',
     resetsAt: epochMs(info.resetsAt),
     rateLimitType: info.rateLimitType,
+    ...(info.utilization === undefined ? {} : { utilization: info.utilization }),
+    ...(info.overageStatus === undefined ? {} : { overageStatus: info.overageStatus }),
+    ...(info.overageDisabledReason === undefined
+      ? {}
+      : { overageDisabledReason: info.overageDisabledReason }),
+    ...(info.isUsingOverage === undefined ? {} : { isUsingOverage: info.isUsingOverage }),
+    ...(Object.keys(windows).length === 0 ? {} : { windows }),
   };
 }
 

@@ -45,6 +45,7 @@ export async function classifyLog(file: string, summary: LogSummary): Promise<In
     spawnError: undefined,
     result,
     finalText: summary.finalText,
+    assistantError: summary.assistantError,
     rateLimits: summary.rateLimits,
     stderrTail: '',
     lineCount: summary.lineCount,
