@@ -8,6 +8,7 @@ import { DEFAULT_SAFETY } from '../safety/settings.js';
 import { loopPaths } from '../state/paths.js';
 import { RalphError } from '../util/errors.js';
 import { runAttempts } from './attempt.js';
+import { recoverTaskList } from './task-list-recovery.js';
 import type { BreakerSnapshot, LoopEvent } from './events.js';
 import { budgetGate } from './gates.js';
 import type { IterationSetup } from './iteration.js';
@@ -66,6 +67,8 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
   // an iteration whose usage-limit wait a restart interrupted, but the count stays.
   const iterationsSoFar = options.resume?.iteration ?? options.lastIteration ?? 0;
   let iteration = iterationsSoFar;
+  // A task list torn by a kill of an earlier run mid-iteration comes back from its snapshot.
+  const recovered = await recoverTaskList(options.loopDir, options.taskListFile);
   let document = await readTaskListFile(options.taskListFile);
 
   // A usage-limit wait interrupted by a restart resumes the same iteration at its next attempt.
@@ -106,6 +109,9 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
   });
   // Through the event stream, so events.jsonl, --json and the monitors see them too.
   for (const message of options.warnings ?? []) await emit({ type: 'warning', at: at(), message });
+  if (recovered !== undefined) {
+    await emit({ type: 'task_list_restored', at: at(), ...recovered, atRunStart: true });
+  }
   for (const transition of transitions) {
     await emit({ type: 'breaker_changed', at: at(), ...transition, breaker: safety.breaker() });
   }

@@ -8,7 +8,10 @@ import { readTaskListFile } from '../plan/read.js';
 import type { Clock } from '../safety/clock.js';
 import { loopPaths } from '../state/paths.js';
 import { readStatus } from '../state/status.js';
+import { RalphError, type ErrorCode } from '../util/errors.js';
 import type { RunPlan } from './plan.js';
+
+const STORAGE_CODES: ReadonlySet<ErrorCode> = new Set(['NO_SPACE', 'READ_ONLY', 'NO_PERMISSION']);
 
 /**
  * The reporters of a run: the loop directory's own files (status.json, events.jsonl,
@@ -101,13 +104,17 @@ async function failedRun(plan: RunPlan, error: unknown, clock: Clock): Promise<L
   const status = await readStatus(plan.options.loopDir).catch(() => undefined);
   const document = await readTaskListFile(plan.options.taskListFile).catch(() => undefined);
   const summary = document === undefined ? undefined : summarise(document.taskList);
+  // A full disk, a read-only mount, a lost permission: nothing is wrong with the loop, and the
+  // next run resumes it once the person has made room (util/storage-errors.ts).
+  const storage = error instanceof RalphError && STORAGE_CODES.has(error.code);
   return {
     type: 'run_finished',
     at: clock.now().toISOString(),
-    state: 'ERROR',
-    reason: `ralph failed: ${messageOf(error)}`,
+    state: storage ? 'PAUSED' : 'ERROR',
+    reason: storage ? messageOf(error) : `ralph failed: ${messageOf(error)}`,
     stopReason: 'fatal',
-    exitCode: 1,
+    ...(storage && error.hint !== undefined ? { hint: error.hint } : {}),
+    exitCode: storage ? error.exitCode : 1,
     iterations: status?.iteration ?? 0,
     storiesPassing: summary?.passing ?? status?.storiesPassing ?? 0,
     storiesTotal: summary?.total ?? status?.storiesTotal ?? 0,
