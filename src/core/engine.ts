@@ -7,6 +7,7 @@ import { localTimeZone } from '../safety/reset-time.js';
 import { DEFAULT_SAFETY } from '../safety/settings.js';
 import { loopPaths } from '../state/paths.js';
 import { RalphError } from '../util/errors.js';
+import { isStorageError, storageError } from '../util/storage-errors.js';
 import { runAttempts } from './attempt.js';
 import { recoverTaskList } from './task-list-recovery.js';
 import type { BreakerSnapshot, LoopEvent } from './events.js';
@@ -169,7 +170,8 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     // each iteration starts from the file as it is now, never from ralph's copy.
     try {
       document = await readTaskListFile(options.taskListFile, document);
-    } catch (error) {
+    } catch (caught) {
+      const error = storageError(caught) ?? caught;
       if (!(error instanceof RalphError)) throw error;
       return finish(stateError(error));
     }
@@ -238,9 +240,11 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
         prompt,
         before: document,
       });
-    } catch (error) {
+    } catch (caught) {
       // A problem a person must fix (e.g. a story names an MCP server that is configured
-      // nowhere) ends the run cleanly, with its state written, instead of leaving it RUNNING.
+      // nowhere, a full disk) ends the run cleanly, with its state written, instead of leaving
+      // it RUNNING.
+      const error = storageError(caught) ?? caught;
       if (!(error instanceof RalphError)) throw error;
       return finish(stateError(error));
     }
@@ -290,10 +294,13 @@ function isAborted(signal: AbortSignal): boolean {
 }
 
 function stateError(error: RalphError): Stop {
+  // A full disk, a read-only mount, a lost permission: nothing is wrong with the loop, and the
+  // next run resumes it once the person has fixed the disk (util/storage-errors.ts).
+  const storage = isStorageError(error);
   return {
-    state: 'ERROR',
+    state: storage ? 'PAUSED' : 'ERROR',
     reason: error.message,
-    stopReason: 'invalid_input',
+    stopReason: storage ? 'fatal' : 'invalid_input',
     exitCode: error.exitCode,
     ...(error.hint === undefined ? {} : { hint: error.hint }),
   };

@@ -8,10 +8,8 @@ import { readTaskListFile } from '../plan/read.js';
 import type { Clock } from '../safety/clock.js';
 import { loopPaths } from '../state/paths.js';
 import { readStatus } from '../state/status.js';
-import { RalphError, type ErrorCode } from '../util/errors.js';
+import { isStorageError } from '../util/storage-errors.js';
 import type { RunPlan } from './plan.js';
-
-const STORAGE_CODES: ReadonlySet<ErrorCode> = new Set(['NO_SPACE', 'READ_ONLY', 'NO_PERMISSION']);
 
 /**
  * The reporters of a run: the loop directory's own files (status.json, events.jsonl,
@@ -106,7 +104,7 @@ async function failedRun(plan: RunPlan, error: unknown, clock: Clock): Promise<L
   const summary = document === undefined ? undefined : summarise(document.taskList);
   // A full disk, a read-only mount, a lost permission: nothing is wrong with the loop, and the
   // next run resumes it once the person has made room (util/storage-errors.ts).
-  const storage = error instanceof RalphError && STORAGE_CODES.has(error.code);
+  const storage = isStorageError(error);
   return {
     type: 'run_finished',
     at: clock.now().toISOString(),

@@ -1,4 +1,4 @@
-import { RalphError } from './errors.js';
+import { RalphError, type ErrorCode } from './errors.js';
 
 /**
  * The filesystem refusing a write of ralph's own state (status.json, events.jsonl, the logs, the
@@ -43,9 +43,13 @@ function errnoOf(error: unknown): string | undefined {
     : undefined;
 }
 
-export function isStorageErrno(error: unknown): boolean {
-  const errno = errnoOf(error);
-  return errno !== undefined && errno in STORAGE;
+const STORAGE_CODES: ReadonlySet<ErrorCode> = new Set(
+  Object.values(STORAGE).map((each) => each.code),
+);
+
+/** A RalphError that storageError made: the run is PAUSED (resumable), not in ERROR. */
+export function isStorageError(error: unknown): error is RalphError {
+  return error instanceof RalphError && STORAGE_CODES.has(error.code);
 }
 
 /**
