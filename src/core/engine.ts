@@ -158,6 +158,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     timeoutMs: options.timeoutMs,
     idleTimeoutMs: settings.idleTimeoutMs,
     resultGraceMs: settings.resultGraceMs,
+    maxLineBytes: settings.maxLineBytes,
     completionPatterns: options.completionPatterns,
     signal: deps.signal,
   };
