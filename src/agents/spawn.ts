@@ -206,6 +206,8 @@ export interface StreamingOptions {
   onLine: (line: string) => void | Promise<void>;
   /** The raw stdout bytes as they arrive, before onLine sees their lines (a byte-exact log). */
   onChunk?: (chunk: Buffer) => void | Promise<void>;
+  /** Lines longer than this are cut, for onChunk and onLine alike (line-splitter.ts). */
+  maxLineBytes?: number | undefined;
   onStderr?: (chunk: string) => void;
   /** The child's pid (= its process group id), e.g. to record it for `ralph stop`. */
   onSpawn?: (pid: number) => void;
@@ -364,6 +366,7 @@ function superviseChild(
     }
   });
   const pumped = pumpLines(stdout, {
+    maxLineBytes: options.maxLineBytes,
     onChunk: options.onChunk,
     onLine: options.onLine,
     onActivity: () => idleTimer?.refresh(),

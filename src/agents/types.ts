@@ -54,6 +54,8 @@ export interface AgentRunRequest {
    * (default: the adapter's own). The run still counts by its result.
    */
   resultGraceMs?: number | undefined;
+  /** Output lines longer than this are cut (default: DEFAULT_MAX_LINE_BYTES, 1 MiB). */
+  maxLineBytes?: number | undefined;
   /** Aborting kills the whole process tree (SIGTERM, then SIGKILL after a grace period). */
   signal: AbortSignal;
   /** Called for every parsed output line as it arrives (monitor, verbose output). */

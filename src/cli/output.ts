@@ -1,4 +1,5 @@
-import type { CliContext } from './context.js';
+import { terminalText } from '../util/control-chars.js';
+import { colored, type CliContext } from './context.js';
 
 export type Mark = 'pass' | 'warn' | 'fail' | 'info';
 
@@ -13,9 +14,9 @@ export function useColor(context: CliContext): boolean {
   return stream.isTTY === true && context.env.TERM !== 'dumb';
 }
 
+/** A line for writeStyledLine: the mark in colour, `text` made terminal-safe. */
 export function markLine(mark: Mark, text: string, color: boolean): string {
-  const symbol = SYMBOLS[mark];
-  return color ? `\u001b[${COLORS[mark]}m${symbol}\u001b[0m ${text}` : `${symbol} ${text}`;
+  return `${colored(SYMBOLS[mark], COLORS[mark], color)} ${terminalText(text)}`;
 }
 
 export function writeJson(context: CliContext, value: unknown): void {

@@ -6,6 +6,7 @@ import { usageLimitWaitUntil } from '../safety/limits.js';
 import { nextRetry } from '../safety/retry.js';
 import type { PendingWait } from '../safety/store.js';
 import { loopPaths } from '../state/paths.js';
+import { removeTaskListSnapshot, writeTaskListSnapshot } from '../state/task-list-snapshot.js';
 import type { LoopEvent, StoryRef } from './events.js';
 import { beforeAgentStart, budgetGate, waitDeps } from './gates.js';
 import { runIteration, type IterationReport, type IterationSetup } from './iteration.js';
@@ -70,6 +71,15 @@ export async function runAttempts(
     // Where the iteration's changes start, for test integrity: read before the agent can commit.
     const start = await iterationStart(ctx, plan.before);
     const configs = await snapshotConfigs(ctx.options.configFiles ?? []);
+    // On disk, not only in memory: a kill of ralph while the agent rewrites the task list in
+    // place leaves the next run a torn file and this to restore it from (task-list-recovery.ts).
+    await writeTaskListSnapshot(ctx.options.loopDir, {
+      file: document.file,
+      iteration,
+      attempt,
+      takenAt: ctx.at(),
+      text: document.text,
+    });
     ctx.safety.callStarted(clock.now());
     // Agent output arrives while the process runs; reporters see it in order, without blocking it.
     let queued = Promise.resolve();
@@ -108,6 +118,8 @@ export async function runAttempts(
       },
     });
     await queued;
+    // The task list is settled (restored if the agent broke it): the snapshot has done its job.
+    await removeTaskListSnapshot(ctx.options.loopDir);
     for (const path of await configs.restore()) {
       await ctx.emit({
         type: 'warning',

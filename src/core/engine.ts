@@ -7,7 +7,9 @@ import { localTimeZone } from '../safety/reset-time.js';
 import { DEFAULT_SAFETY } from '../safety/settings.js';
 import { loopPaths } from '../state/paths.js';
 import { RalphError } from '../util/errors.js';
+import { isStorageError, storageError } from '../util/storage-errors.js';
 import { runAttempts } from './attempt.js';
+import { recoverTaskList } from './task-list-recovery.js';
 import type { BreakerSnapshot, LoopEvent } from './events.js';
 import { budgetGate } from './gates.js';
 import type { IterationSetup } from './iteration.js';
@@ -66,6 +68,8 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
   // an iteration whose usage-limit wait a restart interrupted, but the count stays.
   const iterationsSoFar = options.resume?.iteration ?? options.lastIteration ?? 0;
   let iteration = iterationsSoFar;
+  // A task list torn by a kill of an earlier run mid-iteration comes back from its snapshot.
+  const recovered = await recoverTaskList(options.loopDir, options.taskListFile);
   let document = await readTaskListFile(options.taskListFile);
 
   // A usage-limit wait interrupted by a restart resumes the same iteration at its next attempt.
@@ -106,6 +110,9 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
   });
   // Through the event stream, so events.jsonl, --json and the monitors see them too.
   for (const message of options.warnings ?? []) await emit({ type: 'warning', at: at(), message });
+  if (recovered !== undefined) {
+    await emit({ type: 'task_list_restored', at: at(), ...recovered, atRunStart: true });
+  }
   for (const transition of transitions) {
     await emit({ type: 'breaker_changed', at: at(), ...transition, breaker: safety.breaker() });
   }
@@ -151,6 +158,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     timeoutMs: options.timeoutMs,
     idleTimeoutMs: settings.idleTimeoutMs,
     resultGraceMs: settings.resultGraceMs,
+    maxLineBytes: settings.maxLineBytes,
     completionPatterns: options.completionPatterns,
     signal: deps.signal,
   };
@@ -163,7 +171,8 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     // each iteration starts from the file as it is now, never from ralph's copy.
     try {
       document = await readTaskListFile(options.taskListFile, document);
-    } catch (error) {
+    } catch (caught) {
+      const error = storageError(caught) ?? caught;
       if (!(error instanceof RalphError)) throw error;
       return finish(stateError(error));
     }
@@ -232,9 +241,11 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
         prompt,
         before: document,
       });
-    } catch (error) {
+    } catch (caught) {
       // A problem a person must fix (e.g. a story names an MCP server that is configured
-      // nowhere) ends the run cleanly, with its state written, instead of leaving it RUNNING.
+      // nowhere, a full disk) ends the run cleanly, with its state written, instead of leaving
+      // it RUNNING.
+      const error = storageError(caught) ?? caught;
       if (!(error instanceof RalphError)) throw error;
       return finish(stateError(error));
     }
@@ -284,10 +295,13 @@ function isAborted(signal: AbortSignal): boolean {
 }
 
 function stateError(error: RalphError): Stop {
+  // A full disk, a read-only mount, a lost permission: nothing is wrong with the loop, and the
+  // next run resumes it once the person has fixed the disk (util/storage-errors.ts).
+  const storage = isStorageError(error);
   return {
-    state: 'ERROR',
+    state: storage ? 'PAUSED' : 'ERROR',
     reason: error.message,
-    stopReason: 'invalid_input',
+    stopReason: storage ? 'fatal' : 'invalid_input',
     exitCode: error.exitCode,
     ...(error.hint === undefined ? {} : { hint: error.hint }),
   };

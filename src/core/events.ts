@@ -253,6 +253,11 @@ const taskListRestored = z.object({
   problems: z.array(z.string()),
   /** Legitimate passes/notes changes that were kept. */
   kept: z.array(z.string()),
+  /**
+   * Restored at the start of a later run: ralph was stopped (killed) while this iteration's agent
+   * ran, and the task list it left was torn or invalid (core/task-list-recovery.ts).
+   */
+  atRunStart: z.boolean().optional(),
 });
 
 const completeNotBelieved = z.object({

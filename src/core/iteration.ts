@@ -20,6 +20,8 @@ export interface IterationSetup {
   idleTimeoutMs?: number | undefined;
   /** Lingering this long after the result line kills the agent (undefined: the adapter's). */
   resultGraceMs?: number | undefined;
+  /** Agent output lines are cut at this many bytes (undefined: the adapter's default). */
+  maxLineBytes?: number | undefined;
   completionPatterns: readonly string[];
   signal: AbortSignal;
 }
@@ -70,6 +72,7 @@ export async function runIteration(
     timeoutMs: setup.timeoutMs,
     idleTimeoutMs: setup.idleTimeoutMs,
     resultGraceMs: setup.resultGraceMs,
+    maxLineBytes: setup.maxLineBytes,
     signal: setup.signal,
     onEvent: (event) => {
       if (event.type === 'tool_use') input.onToolUse(event.call.name, event.call.summary);

@@ -6,6 +6,7 @@ import { checkSpecSync } from '../plan/spec-sync.js';
 import { parseSpec, structureProblems, type Spec } from '../plan/spec.js';
 import { findGitRepo } from '../state/git.js';
 import { findTaskListFile, isFile, loopPaths, resolveLoopDir } from '../state/paths.js';
+import { readTaskListSnapshot } from '../state/task-list-snapshot.js';
 import { formatLocation, RalphError } from '../util/errors.js';
 import type { CheckStatus, PreflightCheck } from './preflight-check.js';
 import { checkUserHooks } from './preflight-hooks.js';
@@ -184,7 +185,8 @@ async function checkLoopDir(
   }
 
   await checkUserHooks(loopDir, checks);
-  const document = found === undefined ? undefined : await checkTaskList(found.path, checks);
+  const document =
+    found === undefined ? undefined : await checkTaskList(found.path, checks, loopDir);
   if (document !== undefined) checkMcpServers(document, options, checks);
   if (hasSpec) {
     const spec = await checkSpec(paths.spec, checks);
@@ -196,6 +198,7 @@ async function checkLoopDir(
 async function checkTaskList(
   path: string,
   checks: PreflightCheck[],
+  loopDir: string,
 ): Promise<TaskListDocument | undefined> {
   const name = basename(path);
   try {
@@ -223,6 +226,17 @@ async function checkTaskList(
     const where = error.location ? formatLocation(error.location) : path;
     // The message usually starts with the place already (file:line:column): say it once.
     const detail = error.message.startsWith(where) ? error.message : `${where}: ${error.message}`;
+    // Left torn by a run that was killed mid-iteration: the next run restores it (recoverTaskList).
+    const snapshot = await readTaskListSnapshot(loopDir);
+    if (snapshot?.file === name) {
+      checks.push(
+        check('task-list', 'warn', `${name} is invalid; ralph run restores it`, {
+          details: [detail],
+          hint: `an earlier run was stopped during iteration ${snapshot.iteration}; \`ralph run\` restores ${name} from the snapshot taken before it, keeping the passes and notes it can still read`,
+        }),
+      );
+      return undefined;
+    }
     checks.push(
       check('task-list', 'fail', `${name} is invalid`, {
         details: [detail],

@@ -1,4 +1,5 @@
 import { parseTaskList, type TaskListDocument } from '../plan/read.js';
+import { salvageAgentFields } from '../plan/salvage.js';
 import type { Story } from '../plan/types.js';
 import { updateStories, type StoryChange } from '../plan/write.js';
 import { RalphError } from '../util/errors.js';
@@ -42,11 +43,13 @@ export function checkTaskListChange(before: TaskListDocument, afterText: string)
     after = parseTaskList(afterText, before.file);
   } catch (error) {
     const why = error instanceof RalphError ? error.message.split('\n')[0] : String(error);
+    // Torn mid-write or cut short: the passes and notes that are still whole are kept.
+    const { changes, kept } = salvageAgentFields(before, afterText);
     return {
       ok: false,
       problems: [`left the task list unreadable: ${why}`],
-      restoredText: before.text,
-      kept: [],
+      restoredText: changes.length === 0 ? before.text : updateStories(before, changes),
+      kept,
     };
   }
   const problems = describeViolations(before, after);

@@ -8,6 +8,7 @@ import { readTaskListFile } from '../plan/read.js';
 import type { Clock } from '../safety/clock.js';
 import { loopPaths } from '../state/paths.js';
 import { readStatus } from '../state/status.js';
+import { isStorageError } from '../util/storage-errors.js';
 import type { RunPlan } from './plan.js';
 
 /**
@@ -101,13 +102,17 @@ async function failedRun(plan: RunPlan, error: unknown, clock: Clock): Promise<L
   const status = await readStatus(plan.options.loopDir).catch(() => undefined);
   const document = await readTaskListFile(plan.options.taskListFile).catch(() => undefined);
   const summary = document === undefined ? undefined : summarise(document.taskList);
+  // A full disk, a read-only mount, a lost permission: nothing is wrong with the loop, and the
+  // next run resumes it once the person has made room (util/storage-errors.ts).
+  const storage = isStorageError(error);
   return {
     type: 'run_finished',
     at: clock.now().toISOString(),
-    state: 'ERROR',
-    reason: `ralph failed: ${messageOf(error)}`,
+    state: storage ? 'PAUSED' : 'ERROR',
+    reason: storage ? messageOf(error) : `ralph failed: ${messageOf(error)}`,
     stopReason: 'fatal',
-    exitCode: 1,
+    ...(storage && error.hint !== undefined ? { hint: error.hint } : {}),
+    exitCode: storage ? error.exitCode : 1,
     iterations: status?.iteration ?? 0,
     storiesPassing: summary?.passing ?? status?.storiesPassing ?? 0,
     storiesTotal: summary?.total ?? status?.storiesTotal ?? 0,

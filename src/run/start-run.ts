@@ -6,7 +6,9 @@ import { checkRunner } from './check-runner.js';
 import { userStateDir } from '../state/user-state.js';
 import { systemClock } from '../safety/clock.js';
 import { archiveLoop } from '../state/archive.js';
+import { sweepLeftoverTemps } from '../state/leftover-temps.js';
 import { acquireLock } from '../state/lock.js';
+import { storageError } from '../util/storage-errors.js';
 import { startRunGuard } from './guard.js';
 import { stopLeftovers } from './leftovers.js';
 import type { RunOptions } from './options.js';
@@ -56,12 +58,21 @@ export async function launchRun(plan: RunPlan): Promise<RunResult> {
     now: (plan.given.clock ?? systemClock).now(),
     runId,
   });
+  let failed = false;
   try {
-    const warnings = [...lock.warnings, ...stopLeftovers(lock.tookOver)];
+    const swept = await sweepLeftoverTemps(loopDir);
+    const warnings = [...lock.warnings, ...stopLeftovers(lock.tookOver), ...swept];
     return await runGuarded(plan, runId, warnings);
+  } catch (error) {
+    failed = true;
+    throw error;
   } finally {
     plan.sandbox?.dispose();
-    await lock.release();
+    // On a filesystem that turned read-only the lock cannot be removed; the run's own error
+    // says why, and the next run takes the dead lock over.
+    await lock.release().catch((error: unknown) => {
+      if (!failed) throw storageError(error) ?? error;
+    });
   }
 }
 
@@ -135,7 +146,10 @@ async function runGuarded(plan: RunPlan, runId: string, warnings: string[]): Pro
       runId,
       ...(archivedTo === undefined ? {} : { archivedTo }),
     };
-  } catch (error) {
+  } catch (caught) {
+    // A write of ralph's own state that the filesystem refused (full, read-only, no permission)
+    // anywhere in the run: named with its path and fix, and the run is PAUSED, not a bug.
+    const error = storageError(caught) ?? caught;
     await reporters.recordFailure(error, clock);
     throw error;
   } finally {

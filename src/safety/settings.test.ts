@@ -24,6 +24,7 @@ describe('safety settings', () => {
       },
       idleTimeoutMs: 5 * 60_000,
       resultGraceMs: 30_000,
+      maxLineBytes: 1_048_576,
     });
   });
 

@@ -26,6 +26,8 @@ export interface SafetySettings {
   idleTimeoutMs: number;
   /** Kill an agent that printed its result line but has not exited after this long. */
   resultGraceMs: number;
+  /** Agent output lines are cut at this many bytes (agents/line-splitter.ts). */
+  maxLineBytes: number;
 }
 
 const SECOND = 1000;
@@ -42,6 +44,7 @@ export function safetySettingsFrom(
     | 'usageLimit'
     | 'idleTimeoutMinutes'
     | 'resultGraceSeconds'
+    | 'maxLineBytes'
   >,
   resetBreaker: boolean,
 ): SafetySettings {
@@ -72,6 +75,7 @@ export function safetySettingsFrom(
     // 0 turns the idle limit off: spawn treats 0 as "none".
     idleTimeoutMs: config.idleTimeoutMinutes * MINUTE,
     resultGraceMs: config.resultGraceSeconds * SECOND,
+    maxLineBytes: config.maxLineBytes,
   };
 }
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fsync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { withStorageErrors } from '../util/storage-errors.js';
 
 const fsyncAsync = promisify(fsync);
 
@@ -22,6 +23,12 @@ const fsyncAsync = promisify(fsync);
  * to. The folder itself is followed: it is the person's choice (see util/no-follow.ts).
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  // A full disk, a read-only mount or a folder without write permission is the person's to fix:
+  // said with the path and the fix (util/storage-errors.ts), not as ralph's bug.
+  await withStorageErrors(path, () => writeAtomically(path, data));
+}
+
+async function writeAtomically(path: string, data: string | Uint8Array): Promise<void> {
   const dir = dirname(path);
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const fd = openSync(temp, 'wx', 0o644);

@@ -25,6 +25,7 @@ describe('config schema', () => {
       loop: { backstopIterations: 500, orphanedAfterMinutes: 60 },
       idleTimeoutMinutes: 5,
       resultGraceSeconds: 30,
+      maxLineBytes: 1_048_576,
       circuitBreaker: {
         noProgressThreshold: 3,
         sameErrorThreshold: 5,
@@ -130,6 +131,7 @@ describe('CONFIG_KEYS', () => {
       ['loop.orphanedAfterMinutes', 'number', 'RALPH_LOOP_ORPHANED_AFTER_MINUTES'],
       ['idleTimeoutMinutes', 'number', 'RALPH_IDLE_TIMEOUT_MINUTES'],
       ['resultGraceSeconds', 'number', 'RALPH_RESULT_GRACE_SECONDS'],
+      ['maxLineBytes', 'number', 'RALPH_MAX_LINE_BYTES'],
       [
         'circuitBreaker.noProgressThreshold',
         'number',

@@ -25,6 +25,24 @@ describe('parseConfigYaml', () => {
     expect(parseConfigYaml(text, file).settings).toEqual({ maxIterations: 9 });
   });
 
+  it('reports an alias bomb as a config error at its first alias, without expanding it', () => {
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (let level = 1; level < 9; level++) {
+      const name = String.fromCharCode(97 + level);
+      const previous = String.fromCharCode(96 + level);
+      levels.push(`${name}: &${name} [${Array(10).fill(`*${previous}`).join(', ')}]`);
+    }
+    const error = failure(() => parseConfigYaml(`maxIterations: 3\n${levels.join('\n')}\n`, file));
+    expect(error.code).toBe('INVALID_CONFIG');
+    expect(error.location).toEqual({ file, line: 3, column: 8 });
+    expect(error.message).toMatch(/^\/repo\/\.ralph\/config\.yaml:3:8: too many YAML aliases/);
+  });
+
+  it('still reads a few aliases', () => {
+    const text = 'qualityChecks: &checks\n  - npm test\nverify:\n  testFiles: *checks\n';
+    expect(() => parseConfigYaml(text, file)).not.toThrow(/alias/);
+  });
+
   it('reads the settings', () => {
     const text = 'maxIterations: 30\nagents:\n  claude:\n    dangerouslySkipPermissions: true\n';
     expect(parseConfigYaml(text, file).settings).toEqual({

@@ -1,4 +1,4 @@
-import { LineCounter, isMap, isScalar, parseDocument } from 'yaml';
+import { LineCounter, isMap, isScalar, parseDocument, visit } from 'yaml';
 import type { Document, Node as YamlNode } from 'yaml';
 import type * as z from 'zod';
 import { RalphError, type SourceLocation } from '../util/errors.js';
@@ -37,7 +37,7 @@ export function parseConfigYaml(
   const warnings = doc.warnings.map((warning) => `${file}: ${warning.message}`);
   // `key:` with no value is null in YAML; templates leave keys like that (or with every child
   // commented out), so an empty value means "not set", like a missing key.
-  const data = withoutNulls(doc.toJS());
+  const data = withoutNulls(toJs(doc, lineCounter, file));
   if (data === undefined) return { settings: {}, warnings };
   if (!isPlainObject(data)) {
     throw new RalphError('INVALID_CONFIG', `${file}: expected a mapping of settings (key: value)`, {
@@ -54,6 +54,38 @@ export function parseConfigYaml(
   });
   problems.sort((a, b) => (a.location.line ?? 0) - (b.location.line ?? 0));
   throw configError(problems);
+}
+
+/**
+ * A config file needs few aliases, if any; an alias bomb (anchors nesting aliases of each other,
+ * "billion laughs") would expand to gigabytes. yaml stops it at MAX_ALIASES expansions; that stop
+ * is a config error pointing at the first alias, not an internal error.
+ */
+const MAX_ALIASES = 100;
+
+function toJs(doc: Document, lineCounter: LineCounter, file: string): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_ALIASES });
+  } catch (error) {
+    if (!(error instanceof ReferenceError) || !/alias/i.test(error.message)) throw error;
+    let offset = 0;
+    visit(doc, {
+      Alias(_key, node) {
+        offset = node.range?.[0] ?? 0;
+        return visit.BREAK;
+      },
+    });
+    const { line, col } = lineCounter.linePos(offset);
+    throw new RalphError(
+      'INVALID_CONFIG',
+      `${file}:${line}:${col}: too many YAML aliases: they expand beyond ${MAX_ALIASES} copies (an alias bomb?)`,
+      {
+        hint: 'Write the values out instead of nesting aliases (*name) of anchors (&name) that hold aliases themselves.',
+        location: { file, line, column: col },
+        cause: error,
+      },
+    );
+  }
 }
 
 /** `quality_checks:` is read as `qualityChecks:`; both in one file is a mistake to point out. */

@@ -4,6 +4,7 @@ import { hostname as osHostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import * as z from 'zod';
 import { RalphError } from '../util/errors.js';
+import { withStorageErrors } from '../util/storage-errors.js';
 import { loopPaths } from './paths.js';
 import {
   isOtherProcess,
@@ -99,13 +100,17 @@ export async function acquireLock(dir: string, options: AcquireOptions): Promise
   const token = randomBytes(8).toString('hex');
   const holderName = `holder-${token}.json`;
   const temp = join(dirname(lockPath), `${basename(lockPath)}.${token}.tmp`);
-  await writeTempLock(temp, holderName, `${JSON.stringify(holder, null, 2)}\n`);
   const warnings: string[] = [];
   const tookOver: LockHolder[] = [];
   try {
+    // Inside the try: a full disk fails the holder file's write after the folder exists, and
+    // the finally below must not leave that folder behind.
+    await withStorageErrors(lockPath, () =>
+      writeTempLock(temp, holderName, `${JSON.stringify(holder, null, 2)}\n`),
+    );
     for (let round = 0; round < MAX_ROUNDS; round++) {
       try {
-        await rename(temp, lockPath);
+        await withStorageErrors(lockPath, () => rename(temp, lockPath));
         return makeLock(lockPath, join(lockPath, holderName), holder, warnings, tookOver);
       } catch (error) {
         const code = errorCode(error);

@@ -41,6 +41,12 @@ export interface LoopPaths {
   /** The safety policies' state: circuit breaker, rate window, costs, a pending usage-limit wait. */
   safety: string;
   logsDir: string;
+  /**
+   * The task list as it was when the running attempt's agent started (task-list-snapshot.ts):
+   * what the next run restores a task list torn by a kill from. In logs/, which the agent may
+   * not write.
+   */
+  taskListSnapshot: string;
   /** The agent's raw output for one attempt of one iteration (both counted from 1). */
   iterationLog(iteration: number, attempt: number): string;
   auditLog: string;
@@ -83,6 +89,7 @@ export function loopPaths(dir: string): LoopPaths {
     evidence: join(root, 'evidence.jsonl'),
     safety: join(root, 'safety.json'),
     logsDir,
+    taskListSnapshot: join(logsDir, 'task-list-snapshot.json'),
     iterationLog(iteration, attempt) {
       // Numbers become part of a file name: refuse anything that is not a plain counter.
       assertCounter('iteration', iteration);

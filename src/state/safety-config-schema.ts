@@ -35,6 +35,12 @@ export const SAFETY_SETTINGS = {
       'Seconds an agent may keep running after printing its result line before it is killed (the result still counts).',
     default: 30,
   }),
+  maxLineBytes: setting(z.int().min(1024), {
+    description:
+      "Longest line of agent output ralph keeps, in bytes: the rest of a longer line is dropped as it arrives (the log shows the cut with a marker), so a huge line cannot fill ralph's memory.",
+    requirement: 'a whole number ≥ 1024',
+    default: 1_048_576,
+  }),
   circuitBreaker: section(
     'When to stop a loop that is stuck (exit code 1); `ralph run --reset-breaker` closes it.',
     {

@@ -22,7 +22,11 @@ export type ErrorCode =
   | 'NOT_RUNNING'
   | 'STOP_TIMEOUT'
   | 'UNSAFE_FILE'
-  | 'IO';
+  | 'IO'
+  /** ralph's own state could not be written: disk full, read-only filesystem, no permission. */
+  | 'NO_SPACE'
+  | 'READ_ONLY'
+  | 'NO_PERMISSION';
 
 /** Exit codes of design.md §4: 2 is invalid input or configuration. */
 export const EXIT_INVALID_INPUT = 2;

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { pumpLines } from '../line-splitter.js';
+import { DEFAULT_MAX_LINE_BYTES, pumpLines } from '../line-splitter.js';
 import { createRunCollector, type CollectedRun } from './run-collector.js';
 import { parseStreamLine } from './stream-parser.js';
 
@@ -18,7 +18,9 @@ export async function summariseLog(file: string): Promise<LogSummary> {
   const collector = createRunCollector();
   let unknownLines = 0;
   const toolCounts: Record<string, number> = {};
+  // Capped like a live run's lines: an older log may hold a line of hundreds of megabytes.
   await pumpLines(createReadStream(file), {
+    maxLineBytes: DEFAULT_MAX_LINE_BYTES,
     onLine: (line) => {
       if (line.trim() === '') return;
       const parsed = parseStreamLine(line);

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { dirname } from 'node:path';
 import { RalphError } from '../../util/errors.js';
 import { isUnsafeFileError, openForRewrite, ownFolder } from '../../util/no-follow.js';
+import { storageError } from '../../util/storage-errors.js';
 
 /**
  * The iteration log (logs/iteration-N-attempt-M.jsonl): the agent's stdout byte for byte, written
@@ -18,7 +19,9 @@ export interface LogFile {
 }
 
 export async function openLogFile(file: string): Promise<LogFile> {
+  // A full disk or a read-only mount says so, with the fix (util/storage-errors.ts).
   const ioError = (cause: unknown) =>
+    storageError(cause, file) ??
     new RalphError('IO', `cannot write the agent log ${file}`, { exitCode: 1, cause });
   let stream: WriteStream;
   try {

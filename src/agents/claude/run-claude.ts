@@ -1,4 +1,5 @@
 import type { ProcessGroups } from '../process-groups.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../line-splitter.js';
 import { spawnStreaming } from '../spawn.js';
 import type { CommandWrapper, ProcessResult } from '../spawn.js';
 import type { AgentRunRequest, AgentRunResult } from '../types.js';
@@ -77,12 +78,13 @@ export async function runClaude(
       env: childEnv(request.env),
       timeoutMs: request.timeoutMs,
       idleTimeoutMs: request.idleTimeoutMs ?? options.idleTimeoutMs,
+      maxLineBytes: request.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
       killGraceMs: options.killGraceMs ?? CLAUDE_KILL_GRACE_MS,
       processGroups: options.processGroups,
       wrap: options.wrap,
       signal: AbortSignal.any([request.signal, lingering.signal]),
       // Whole chunks go to the log: byte-exact (a last line without newline stays so) and far
-      // fewer writes than line by line.
+      // fewer writes than line by line; only a line over maxLineBytes is cut, with a marker.
       onChunk: (chunk) => log.write(chunk),
       onLine: (line) => {
         const parsed = parseStreamLine(line);

@@ -4,7 +4,13 @@ import { parseEvent, type MonitorEvent, type SequencedEvent } from '../../monito
 import { describeLoop } from '../../monitor/loops.js';
 import { clockTime, describeEvent, type LineKind } from '../../monitor/view/describe.js';
 import { readEvents } from '../../state/events-log.js';
-import { writeLine, type CliContext, type SetExitCode } from '../context.js';
+import {
+  colored,
+  writeLine,
+  writeStyledLine,
+  type CliContext,
+  type SetExitCode,
+} from '../context.js';
 import { reportError } from '../exit.js';
 import { useColor } from '../output.js';
 import { resolveWatchTarget } from './watch-target.js';
@@ -40,7 +46,8 @@ export function attachCommand(context: CliContext, setExitCode: SetExitCode) {
         const loop = await describeLoop(target.dir, { repoRoot: target.repoRoot });
         const color = useColor(context) && options.json !== true;
         const print = (event: MonitorEvent): void => {
-          writeLine(context.stdout, options.json === true ? jsonOf(event) : textOf(event, color));
+          if (options.json === true) writeLine(context.stdout, jsonOf(event));
+          else writeStyledLine(context.stdout, textOf(event, color));
         };
         const keep = options.history ?? 20;
         if (loop.state !== 'RUNNING') {
@@ -118,8 +125,7 @@ export function attachCommand(context: CliContext, setExitCode: SetExitCode) {
 function textOf(event: MonitorEvent, color: boolean): string {
   const line = describeEvent(event, 4000);
   const code = KIND_COLORS[line.kind];
-  const text = color && code !== undefined ? `\u001b[${code}m${line.text}\u001b[0m` : line.text;
-  return `${clockTime(event.at)} ${text}`;
+  return `${clockTime(event.at)} ${colored(line.text, code, color)}`;
 }
 
 function jsonOf(event: MonitorEvent): string {

@@ -3,7 +3,14 @@ import { resolve } from 'node:path';
 import { listLoops, type ListedState, type LoopListing } from '../../monitor/loops.js';
 import { money } from '../../monitor/view/describe.js';
 import { findGitRepo } from '../../state/git.js';
-import { writeLine, type CliContext, type SetExitCode } from '../context.js';
+import { terminalText } from '../../util/control-chars.js';
+import {
+  colored,
+  writeLine,
+  writeStyledLine,
+  type CliContext,
+  type SetExitCode,
+} from '../context.js';
 import { reportError } from '../exit.js';
 import { useColor, writeJson } from '../output.js';
 import { shownPath } from './watch-target.js';
@@ -77,11 +84,9 @@ function printLoops(loops: readonly LoopListing[], context: CliContext): void {
       .join('  ')
       .trimEnd();
     const code = index === 0 ? undefined : STATE_COLORS[(row[0] ?? 'NEW') as ListedState];
-    writeLine(
+    writeStyledLine(
       context.stdout,
-      color && code !== undefined
-        ? `\u001b[${code}m${text.slice(0, widths[0])}\u001b[0m${text.slice(widths[0])}`
-        : text,
+      `${colored(text.slice(0, widths[0]), code, color)}${terminalText(text.slice(widths[0]))}`,
     );
   }
 }

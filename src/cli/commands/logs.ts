@@ -1,5 +1,7 @@
 import { Command, InvalidArgumentError } from '@commander-js/extra-typings';
+import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { DEFAULT_MAX_LINE_BYTES, pumpLines } from '../../agents/line-splitter.js';
 import { countEvents, followEvents } from '../../monitor/event-stream.js';
 import { followLines } from '../../monitor/follow.js';
 import { listIterationLogs, type IterationLog } from '../../monitor/logs.js';
@@ -68,12 +70,12 @@ export function logsCommand(context: CliContext, setExitCode: SetExitCode) {
           const last = chosen.at(-1);
           for (const log of chosen.slice(0, -1)) {
             header(title(log));
-            print(await readLines(log.file));
+            await printLog(log.file, print);
           }
           if (options.follow !== true) {
             if (last !== undefined) {
               header(title(last));
-              print(await readLines(last.file));
+              await printLog(last.file, print);
             }
             return;
           }
@@ -158,6 +160,19 @@ async function followIterations(
     },
   });
   await finishCurrent();
+}
+
+/**
+ * A log, line by line as it is read: a log can be hundreds of megabytes, and a line of an older
+ * one (written before lines were capped) as long, so neither the file nor a line is held whole.
+ */
+async function printLog(file: string, print: (lines: readonly string[]) => void): Promise<void> {
+  await pumpLines(createReadStream(file), {
+    maxLineBytes: DEFAULT_MAX_LINE_BYTES,
+    onLine: (line) => {
+      print([line]);
+    },
+  });
 }
 
 async function readLines(file: string, missing?: () => string): Promise<string[]> {

@@ -1,3 +1,4 @@
+import { terminalText } from '../../util/control-chars.js';
 import { createInterface } from 'node:readline';
 import type { LoopDependencies } from '../../core/engine.js';
 
@@ -31,7 +32,7 @@ export function usageLimitPrompt(
           ? 'at an unknown time'
           : `at ${question.resetAt.toLocaleString()}`;
       rl.question(
-        `\nralph: usage limit reached: ${question.message}\n` +
+        `\nralph: usage limit reached: ${terminalText(question.message)}\n` +
           `  It resets ${reset}. Wait until ${question.until.toLocaleString()} and resume [W], or exit now [e]? `,
         (answer) => {
           done(/^\s*(e|exit|n|no|q|quit)\s*$/i.test(answer) ? 'exit' : 'wait');

@@ -6,7 +6,7 @@ import { runPreflight, type PreflightReport } from '../../core/preflight.js';
 import type { Config } from '../../state/config-schema.js';
 import { defaultOf } from '../../state/config-facts.js';
 import { sandboxPreflight } from '../../run/sandbox.js';
-import { writeLine, type CliContext, type SetExitCode } from '../context.js';
+import { writeLine, writeStyledLine, type CliContext, type SetExitCode } from '../context.js';
 import { ExitCode, reportError } from '../exit.js';
 import { markLine, useColor, writeJson } from '../output.js';
 import { loadCommandConfig } from '../settings.js';
@@ -56,7 +56,7 @@ function printReport(report: PreflightReport, context: CliContext): void {
   writeLine(out, `Loop directory: ${displayDir(context.cwd, report.loopDir)}`);
   writeLine(out);
   for (const check of report.checks) {
-    writeLine(out, markLine(check.status, check.message, color));
+    writeStyledLine(out, markLine(check.status, check.message, color));
     for (const detail of check.details) writeLine(out, `    - ${detail}`);
     if (check.hint !== undefined && check.status !== 'pass')
       writeLine(out, `    hint: ${check.hint}`);

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import type { LoopEvent, Reporter } from '../../core/events.js';
 import { loopPaths } from '../../state/paths.js';
 import { openForAppend } from '../../util/no-follow.js';
+import { storageError, withStorageErrors } from '../../util/storage-errors.js';
 
 /**
  * Appends every event to the loop directory's events.jsonl: what attach and the monitor follow.
@@ -19,10 +20,10 @@ export function eventsFileReporter(loopDir: string): Reporter {
   let opening: Promise<WriteStream> | undefined;
   let failure: Error | undefined;
   const stream = (): Promise<WriteStream> =>
-    (opening ??= openForAppend(file).then((handle) => {
+    (opening ??= withStorageErrors(file, () => openForAppend(file)).then((handle) => {
       const opened = handle.createWriteStream();
       opened.on('error', (error) => {
-        failure = error;
+        failure = storageError(error, file) ?? error;
       });
       return opened;
     }));

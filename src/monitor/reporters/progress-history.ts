@@ -63,7 +63,11 @@ export function progressHistoryReporter(
           return;
         case 'task_list_restored':
           await append(
-            line`\nralph: iteration ${event.iteration}: restored the task list from before the iteration: ${event.problems.join(
+            line`\nralph: iteration ${event.iteration}: restored the task list from before the iteration${
+              event.atRunStart === true
+                ? ' (at the start of the next run: ralph had been stopped while the agent ran)'
+                : ''
+            }: ${event.problems.join(
               '; ',
             )}${event.kept.length > 0 ? ` (kept: ${event.kept.join(', ')})` : ''}\n\n`,
           );

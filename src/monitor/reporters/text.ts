@@ -54,7 +54,9 @@ function render(event: LoopEvent, verbose: boolean): string | undefined {
     case 'budget_exceeded':
       return `  ⚠ budget: ${event.message}`;
     case 'task_list_restored':
-      return `  ⚠ the agent changed the task list beyond passes/notes; restored: ${event.problems.join('; ')}`;
+      return event.atRunStart === true
+        ? `  ⚠ the task list was left torn when ralph was stopped in iteration ${event.iteration}; restored from its snapshot: ${event.problems.join('; ')}${event.kept.length > 0 ? ` (kept: ${event.kept.join(', ')})` : ''}`
+        : `  ⚠ the agent changed the task list beyond passes/notes; restored: ${event.problems.join('; ')}`;
     case 'complete_not_believed':
       return `  ⚠ the agent printed COMPLETE but ${event.openStories.join(', ')} still open: not believed`;
     case 'story_rejected':

@@ -1,3 +1,4 @@
+import { safeForTerminal } from '../../util/control-chars.js';
 import { Box, Text } from 'ink';
 import { createElement as h, type ReactNode } from 'react';
 import { derive } from '../view/derive.js';
@@ -53,7 +54,9 @@ const FIXED_LINES = 10; // 7 status lines, 2 pane titles, the footer
 const TOOL_LINES = 4;
 
 export function MonitorApp(props: MonitorAppProps): ReactNode {
-  const { view, now, width, color } = props;
+  const { now, width, color } = props;
+  // Agent text, titles and ids reach the terminal only as terminalText shows them.
+  const view = safeForTerminal(props.view);
   const d = derive(view, now);
   const paint = (text: string, tint?: Color, bold = false): ReactNode =>
     h(Text, color && tint !== undefined ? { color: tint, bold } : { bold: color && bold }, text);

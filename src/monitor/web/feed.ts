@@ -1,3 +1,4 @@
+import { safeForTerminal } from '../../util/control-chars.js';
 import { readTaskListFile } from '../../plan/read.js';
 import { latestVerifications, readEvidence } from '../../state/evidence-log.js';
 import { findTaskListFile } from '../../state/paths.js';
@@ -117,11 +118,13 @@ export function createLoopFeed(
     const derived: Partial<Derived> = derive(seen, now());
     delete derived.lastFinished;
     delete derived.currentStory;
+    // Agent text and task-list titles with their control characters and bidi overrides shown as
+    // escapes, as in the terminal views (util/control-chars.ts); the page sets textContent only.
     return {
       id,
-      view: shown as Snapshot['view'],
-      derived: derived as Snapshot['derived'],
-      taskStories,
+      view: safeForTerminal(shown) as Snapshot['view'],
+      derived: safeForTerminal(derived) as Snapshot['derived'],
+      taskStories: safeForTerminal(taskStories),
       chart: timelineSvg(view.iterations, { logHref: options.logHref, now: now() }),
     };
   };
@@ -191,7 +194,7 @@ export function createLoopFeed(
 
 /** One event as an SSE message: its sequence number as the id, the event and its line. */
 function eventMessage({ seq, event }: SequencedEvent): string {
-  const line: EventLine = describeEvent(event);
+  const line: EventLine = safeForTerminal(describeEvent(event));
   const payload = {
     seq,
     at: event.at,
