@@ -56,7 +56,10 @@ describe('ralph demo', () => {
     expect(tracked).not.toContain('status.json');
     expect(tracked).not.toContain('safety.json');
     // A new user's first look at the demo repository: nothing left uncommitted.
-    const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: project, encoding: 'utf8' });
+    const dirty = execFileSync('git', ['status', '--porcelain'], {
+      cwd: project,
+      encoding: 'utf8',
+    });
     expect(dirty).toBe('');
   }, 30_000);
 
