@@ -162,7 +162,8 @@ async function checkLoopDir(
   if (found === undefined) {
     checks.push(
       check('files', 'fail', `Missing task list in ${shown}: ${missing.join(', ')}`, {
-        hint: 'create one with `ralph init`, or copy your prd.json / feature_list.json into the loop directory',
+        // Plain `ralph init` refuses a folder that already has prompt.md or progress.txt.
+        hint: `create an example with \`ralph init --missing${options.dir === undefined ? '' : ` ${options.dir}`}\` (writes only the missing files), or copy your prd.json / feature_list.json into the loop directory`,
       }),
     );
   } else {
