@@ -37,7 +37,7 @@ async function runWithoutSkip(guard: boolean) {
       'Done. <promise>COMPLETE</promise>',
     ]),
   );
-  const env = {
+  const env: Record<string, string> = {
     ...claudeEnv({ baseUrl: fake.url, root: box.root }),
     RALPH_CLAUDE_BIN: claudeBinary(),
   };
