@@ -68,6 +68,7 @@ async function preflight(
     dir?: string;
     protectedBranches?: string[];
     sandbox?: { bwrapFound: boolean };
+    user?: { uid: number | undefined; skipPermissions: boolean };
   } = {},
 ): Promise<PreflightReport> {
   return runPreflight({
@@ -77,6 +78,7 @@ async function preflight(
     protectedBranches: options.protectedBranches ?? ['main', 'master', 'develop'],
     agent: options.probe ?? agent(),
     sandbox: options.sandbox,
+    user: options.user,
   });
 }
 
@@ -93,6 +95,22 @@ describe('runPreflight', () => {
     expect(report.branch).toBe('feature/x');
     expect(report.checks.every((check) => check.status === 'pass')).toBe(true);
     expect(report.taskList?.taskList.stories).toHaveLength(1);
+  });
+
+  it('root without IS_SANDBOX: fails with the skip flag, warns without it, silent otherwise', async () => {
+    const { repo } = await loop(complete);
+    const root = (skipPermissions: boolean, env: Record<string, string> = {}) =>
+      preflight(repo, { env, user: { uid: 0, skipPermissions } });
+    const failing = await root(true);
+    expect(statuses(failing, 'root')).toEqual(['fail']);
+    expect(failing.ok).toBe(false);
+    expect(failing.checks.find((check) => check.name === 'root')?.hint).toContain('IS_SANDBOX=1');
+    const warned = await root(false);
+    expect(statuses(warned, 'root')).toEqual(['warn']);
+    expect(warned.ok).toBe(true);
+    expect(statuses(await root(true, { IS_SANDBOX: '1' }), 'root')).toEqual([]);
+    const user = await preflight(repo, { user: { uid: 1000, skipPermissions: true } });
+    expect(statuses(user, 'root')).toEqual([]);
   });
 
   it('branch: not a git repository fails', async () => {

@@ -36,6 +36,11 @@ export interface PreflightOptions {
   agent: AgentProbe;
   /** Set when the run's OS sandbox is on: whether bubblewrap was found. */
   sandbox?: { bwrapFound: boolean } | undefined;
+  /**
+   * Who the agent runs as (the caller's uid; undefined where there are no uids) and whether it
+   * gets --dangerously-skip-permissions, which Claude Code refuses as root unless IS_SANDBOX=1.
+   */
+  user?: { uid: number | undefined; skipPermissions: boolean } | undefined;
 }
 
 function check(
@@ -55,6 +60,31 @@ function sandboxCheck(bwrapFound: boolean): PreflightCheck {
       });
 }
 
+/**
+ * Root without IS_SANDBOX=1: Claude Code exits at once when given --dangerously-skip-permissions
+ * ("cannot be used with root/sudo privileges"). A failure when the run would pass it; otherwise a
+ * warning, since the flag is one `ralph run --dangerously-skip-permissions` away.
+ */
+function rootCheck(options: PreflightOptions): PreflightCheck | undefined {
+  const { user } = options;
+  if (user?.uid !== 0 || options.env.IS_SANDBOX === '1') return undefined;
+  const hint =
+    'inside a container or VM set IS_SANDBOX=1 (Claude Code then accepts the flag); otherwise run ralph as a normal user';
+  return user.skipPermissions
+    ? check(
+        'root',
+        'fail',
+        'Running as root: Claude Code refuses --dangerously-skip-permissions here without IS_SANDBOX=1',
+        { hint },
+      )
+    : check(
+        'root',
+        'warn',
+        'Running as root without IS_SANDBOX=1: Claude Code would refuse --dangerously-skip-permissions',
+        { hint: `${hint}; without the flag (the default) the agent runs in acceptEdits mode` },
+      );
+}
+
 export async function runPreflight(options: PreflightOptions): Promise<PreflightReport> {
   const checks: PreflightCheck[] = [];
   // The agent's probe (`claude --version`) is a process of its own: it runs while the files are
@@ -68,6 +98,8 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
   if (probed.status === 'rejected') throw probed.reason;
   const { branch, loopDir, taskList } = files.value;
   checks.push(...agentChecks);
+  const root = rootCheck(options);
+  if (root !== undefined) checks.push(root);
   if (options.sandbox !== undefined) checks.push(sandboxCheck(options.sandbox.bwrapFound));
   const shownDir = loopDir ?? options.dir ?? '';
   return {
@@ -163,7 +195,8 @@ async function checkLoopDir(
   if (found === undefined) {
     checks.push(
       check('files', 'fail', `Missing task list in ${shown}: ${missing.join(', ')}`, {
-        hint: 'create one with `ralph init`, or copy your prd.json / feature_list.json into the loop directory',
+        // Plain `ralph init` refuses a folder that already has prompt.md or progress.txt.
+        hint: `create an example with \`ralph init --missing${options.dir === undefined ? '' : ` ${options.dir}`}\` (writes only the missing files), or copy your prd.json / feature_list.json into the loop directory`,
       }),
     );
   } else {

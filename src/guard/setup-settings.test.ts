@@ -16,14 +16,30 @@ const read = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Setting
 describe('installGuardSettings (ralph setup --guard)', () => {
   it('creates the file with the hook and the plan lists, then changes nothing', async () => {
     const path = file();
-    expect(await installGuardSettings(path, 'ralph guard')).toEqual({ action: 'added' });
+    const first = await installGuardSettings(path, 'ralph guard');
+    expect(first.action).toBe('added');
     const settings = read(path);
+    // What it reports is what it wrote.
+    expect(first.allowAdded).toEqual(settings.permissions.allow);
+    expect(first.denyAdded).toEqual(settings.permissions.deny);
     expect(settings.hooks.PreToolUse[0]).toEqual({
       matcher: 'Bash|Read|Edit|Write|MultiEdit|NotebookEdit|Glob|Grep',
       hooks: [{ type: 'command', command: 'ralph guard', timeout: 30 }],
     });
     expect(settings.permissions.deny).toEqual(PLAN_DENY);
-    expect(await installGuardSettings(path, 'ralph guard')).toEqual({ action: 'unchanged' });
+    expect(await installGuardSettings(path, 'ralph guard')).toEqual({
+      action: 'unchanged',
+      allowAdded: [],
+      denyAdded: [],
+    });
+  });
+
+  it('allows nothing that reaches the network by itself (WebFetch, curl)', async () => {
+    const path = file();
+    await installGuardSettings(path, 'ralph guard');
+    const { allow } = read(path).permissions;
+    expect(allow).toContain('Bash(npm:*)');
+    expect(allow.filter((entry) => /webfetch|curl|wget/i.test(entry))).toEqual([]);
   });
 
   it('merges with what is there and replaces an older guard command', async () => {
@@ -34,7 +50,7 @@ describe('installGuardSettings (ralph setup --guard)', () => {
     settings.permissions.allow.push('Bash(make:*)');
     settings.hooks.Stop = [{ hooks: [{ type: 'command', command: 'ralph stop-hook' }] }];
     writeFileSync(path, JSON.stringify(settings, null, 4));
-    expect(await installGuardSettings(path, 'ralph guard')).toEqual({ action: 'updated' });
+    expect((await installGuardSettings(path, 'ralph guard')).action).toBe('updated');
     const after = read(path);
     expect(after.model).toBe('opus');
     expect(after.permissions.allow).toContain('Bash(make:*)');

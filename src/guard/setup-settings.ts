@@ -9,6 +9,10 @@ import { GUARDED_TOOLS } from './hook-settings.js';
  * interactive sessions, plus the allow/deny lists of the Ralph Loop v2 plan's settings, merged
  * into what is there: existing keys, hooks and list entries stay, ralph's are added once, an
  * older ralph guard hook is replaced. A file that is not a JSON object is never rewritten.
+ *
+ * The allow list leaves out what reaches the network on its own (`WebFetch`, `Bash(curl:*)`):
+ * an allow entry approves a call without a prompt, and the guard's hook covers neither WebFetch
+ * nor where curl sends a file. A person who wants them adds them knowingly.
  */
 
 export const PLAN_ALLOW = [
@@ -18,7 +22,6 @@ export const PLAN_ALLOW = [
   'Edit',
   'Write',
   'Task',
-  'WebFetch',
   'TodoWrite',
   'Bash(npm:*)',
   'Bash(npx:*)',
@@ -32,7 +35,6 @@ export const PLAN_ALLOW = [
   'Bash(mkdir:*)',
   'Bash(jq:*)',
   'Bash(grep:*)',
-  'Bash(curl:*)',
   'Bash(echo:*)',
   'Bash(date)',
   'Bash(sleep:*)',
@@ -58,6 +60,14 @@ export const GUARD_HOOK_TIMEOUT_SECONDS = 30;
 
 type Json = Record<string, unknown>;
 
+/** What `installGuardSettings` did, so the command can show every entry it wrote. */
+export interface GuardSettingsChange {
+  action: 'added' | 'updated' | 'unchanged';
+  /** Entries added to permissions.allow / permissions.deny (those already there are left out). */
+  allowAdded: string[];
+  denyAdded: string[];
+}
+
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -69,7 +79,7 @@ export function isRalphGuardHook(command: string): boolean {
 export async function installGuardSettings(
   path: string,
   command: string,
-): Promise<{ action: 'added' | 'updated' | 'unchanged' }> {
+): Promise<GuardSettingsChange> {
   let text: string | undefined;
   try {
     text = await readFile(path, 'utf8');
@@ -90,13 +100,14 @@ export async function installGuardSettings(
   if (!isObject(settings)) throw shapeError(path, '(root)');
   const before = JSON.stringify(settings);
   const permissions = objectAt(settings, 'permissions', path);
-  for (const [key, entries] of [
-    ['allow', PLAN_ALLOW],
-    ['deny', PLAN_DENY],
-  ] as const) {
+  const addTo = (key: 'allow' | 'deny', entries: readonly string[]): string[] => {
     const list = arrayAt(permissions, key, path);
-    for (const entry of entries) if (!list.includes(entry)) list.push(entry);
-  }
+    const added = entries.filter((entry) => !list.includes(entry));
+    list.push(...added);
+    return added;
+  };
+  const allowAdded = addTo('allow', PLAN_ALLOW);
+  const denyAdded = addTo('deny', PLAN_DENY);
   const hooks = objectAt(settings, 'hooks', path);
   const groups = arrayAt(hooks, 'PreToolUse', path).filter(isObject);
   hooks.PreToolUse = groups;
@@ -122,11 +133,15 @@ export async function installGuardSettings(
   hooks.PreToolUse = groups.filter(
     (group) => !Array.isArray(group.hooks) || group.hooks.length > 0,
   );
-  if (JSON.stringify(settings) === before) return { action: 'unchanged' };
+  if (JSON.stringify(settings) === before) return { action: 'unchanged', allowAdded, denyAdded };
   const indent = text === undefined ? 2 : (/^[ \t]+(?=")/m.exec(text)?.[0] ?? 2);
   await mkdir(dirname(path), { recursive: true });
   await writeFileAtomic(path, `${JSON.stringify(settings, null, indent)}\n`);
-  return { action: text === undefined || !state.found ? 'added' : 'updated' };
+  return {
+    action: text === undefined || !state.found ? 'added' : 'updated',
+    allowAdded,
+    denyAdded,
+  };
 }
 
 function objectAt(parent: Json, key: string, path: string): Json {

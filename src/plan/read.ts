@@ -53,7 +53,7 @@ function readTaskList(path: string, unchanged: TaskListDocument | undefined): Ta
     if (isErrnoCode(error, 'ENOENT')) {
       throw new RalphError('TASK_LIST_NOT_FOUND', `no task list at ${path}`, {
         location: { file: path },
-        hint: 'run `ralph init` to create one, or pass the loop directory that holds it',
+        hint: 'run `ralph init --missing` to write an example, or pass the loop directory that holds it',
         cause: error,
       });
     }

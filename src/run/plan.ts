@@ -188,6 +188,10 @@ async function preflight(
     protectedBranches: config.protectedBranches,
     agent,
     sandbox: sandboxPreflight(config.sandbox, given.env),
+    // Only a run that passes the flag can fail on it; the agent runs as this process's user.
+    user: config.agents.claude.dangerouslySkipPermissions
+      ? { uid: process.getuid?.(), skipPermissions: true }
+      : undefined,
   });
   if (!report.ok) {
     const failed = report.checks.filter((each) => each.status === 'fail');

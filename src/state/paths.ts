@@ -213,7 +213,7 @@ export async function requireTaskListFile(dir: string): Promise<FoundFile<'prd' 
   const found = await findTaskListFile(dir);
   if (found !== undefined) return found;
   throw new RalphError('TASK_LIST_NOT_FOUND', `no prd.json or feature_list.json in ${dir}`, {
-    hint: 'create the loop directory with `ralph init`, or pass the DIR that holds your task list',
+    hint: '`ralph init --missing` writes an example task list (and any other missing file), or pass the DIR that holds yours',
   });
 }
 
@@ -288,7 +288,8 @@ export async function resolveLoopDir(options: {
   const repo = await findGitRepo(options.cwd);
   if (repo === undefined) {
     throw new RalphError('NOT_A_GIT_REPO', `${options.cwd} is not inside a git repository`, {
-      hint: 'Pass the loop directory (ralph run DIR), or run inside a git repository so ralph can use .ralph/<branch>/.',
+      // Not "pass DIR": `ralph run DIR` outside a repository fails its preflight all the same.
+      hint: 'ralph works in a git repository (the agent commits each story): run `git init` here first, or cd into your repository.',
     });
   }
   if (repo.branch === undefined) {

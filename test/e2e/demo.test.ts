@@ -21,6 +21,7 @@ describe('ralph demo', () => {
       .trim()
       .split('\n');
     expect(log).toEqual([
+      "ralph demo: the run's progress and evidence",
       'STORY-003: implemented with tests',
       'STORY-002: implemented with tests',
       'STORY-001: implemented with tests',
@@ -53,6 +54,13 @@ describe('ralph demo', () => {
     const tracked = execFileSync('git', ['ls-files', '.ralph'], { cwd: project, encoding: 'utf8' });
     expect(tracked).toContain('prd.json');
     expect(tracked).not.toContain('status.json');
+    expect(tracked).not.toContain('safety.json');
+    // A new user's first look at the demo repository: nothing left uncommitted.
+    const dirty = execFileSync('git', ['status', '--porcelain'], {
+      cwd: project,
+      encoding: 'utf8',
+    });
+    expect(dirty).toBe('');
   }, 30_000);
 
   it('refuses a folder that is not empty', async () => {

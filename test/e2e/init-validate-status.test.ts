@@ -8,7 +8,8 @@ const LOOP = '.ralph/feature-csv-export';
 describe('ralph init → validate → status (built binary, temp git repo)', () => {
   it('scaffolds a loop directory that validates, and reports its status as JSON', async () => {
     const { repo, home } = await tempRepo();
-    const env = testEnv(home);
+    // As a container's root would run it (validate warns about root without IS_SANDBOX=1).
+    const env = testEnv(home, { IS_SANDBOX: '1' });
 
     const init = await runRalph(['init'], repo, env);
     expect(init.stderr).toBe('');
@@ -43,7 +44,8 @@ describe('ralph init → validate → status (built binary, temp git repo)', () 
 
   it('validate --json reports every check with a stable name', async () => {
     const { repo, home } = await tempRepo();
-    const env = testEnv(home);
+    // As a container's root would run it (validate warns about root without IS_SANDBOX=1).
+    const env = testEnv(home, { IS_SANDBOX: '1' });
     await runRalph(['init'], repo, env);
     const result = await runRalph(['validate', '--json'], repo, env);
     expect(result.code).toBe(0);
@@ -65,7 +67,8 @@ describe('ralph init → validate → status (built binary, temp git repo)', () 
 
   it('init refuses to overwrite and writes nothing', async () => {
     const { repo, home } = await tempRepo();
-    const env = testEnv(home);
+    // As a container's root would run it (validate warns about root without IS_SANDBOX=1).
+    const env = testEnv(home, { IS_SANDBOX: '1' });
     await mkdir(join(repo, LOOP), { recursive: true });
     await writeFile(join(repo, LOOP, 'prd.json'), 'mine');
     const result = await runRalph(['init'], repo, env);
@@ -96,7 +99,8 @@ describe('ralph init → validate → status (built binary, temp git repo)', () 
 
   it('status shows the last run from status.json', async () => {
     const { repo, home } = await tempRepo();
-    const env = testEnv(home);
+    // As a container's root would run it (validate warns about root without IS_SANDBOX=1).
+    const env = testEnv(home, { IS_SANDBOX: '1' });
     await runRalph(['init'], repo, env);
     const status = {
       schemaVersion: 1,

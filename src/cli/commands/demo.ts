@@ -37,6 +37,7 @@ export function demoCommand(context: CliContext, setExitCode: SetExitCode) {
         const out = (line: string): void => {
           writeLine(json ? context.stderr : context.stdout, line);
         };
+        const git = gitIn(project, context);
         const result = await startRun({
           dir: loopDir,
           cwd: project,
@@ -61,6 +62,16 @@ export function demoCommand(context: CliContext, setExitCode: SetExitCode) {
             writeLine(context.stderr, line);
           },
         });
+        // ralph appends its session table to progress.txt and its checks to evidence.jsonl after
+        // the agent's last commit: commit them too, so the demo leaves a clean repository.
+        await git(['add', '-A', '--', '.ralph']);
+        await git([
+          'commit',
+          '-q',
+          '--allow-empty',
+          '-m',
+          "ralph demo: the run's progress and evidence",
+        ]);
         if (!json) {
           writeLine(
             context.stdout,
@@ -87,7 +98,17 @@ async function createProject(dir: string | undefined, context: CliContext): Prom
     });
   }
   await cp(join(DEMO_DIR, 'project'), project, { recursive: true });
-  const git = async (args: string[]): Promise<void> => {
+  const git = gitIn(project, context);
+  await git(['init', '-q', '-b', 'demo']);
+  await git(['config', 'user.name', 'ralph demo']);
+  await git(['config', 'user.email', 'demo@ralph.invalid']);
+  await git(['add', '-A']);
+  await git(['commit', '-q', '-m', 'Sample project for ralph demo']);
+  return project;
+}
+
+function gitIn(project: string, context: CliContext): (args: string[]) => Promise<void> {
+  return async (args) => {
     const result = await runToCompletion('git', args, {
       cwd: project,
       env: context.env,
@@ -103,10 +124,4 @@ async function createProject(dir: string | undefined, context: CliContext): Prom
       );
     }
   };
-  await git(['init', '-q', '-b', 'demo']);
-  await git(['config', 'user.name', 'ralph demo']);
-  await git(['config', 'user.email', 'demo@ralph.invalid']);
-  await git(['add', '-A']);
-  await git(['commit', '-q', '-m', 'Sample project for ralph demo']);
-  return project;
 }

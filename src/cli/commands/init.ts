@@ -24,10 +24,14 @@ export function initCommand(context: CliContext, setExitCode: SetExitCode) {
     .description(
       'Create a loop directory with prompt.md (a test-first, one-story-per-session prompt),\n' +
         'an example prd.json, a spec.md skeleton and progress.txt. Never overwrites: if any of\n' +
-        'these files exists, nothing is written.',
+        'these files exists, nothing is written (--missing writes only the files that are missing).',
     )
     .argument('[dir]', 'loop directory to create (default: .ralph/<git branch>/)')
-    .action(async (dir) => {
+    .option(
+      '--missing',
+      'complete an existing loop directory: write only the missing files, never replace one',
+    )
+    .action(async (dir, options) => {
       try {
         const config = await loadCommandConfig(context);
         const resolved = await resolveLoopDir({
@@ -37,13 +41,38 @@ export function initCommand(context: CliContext, setExitCode: SetExitCode) {
         });
         for (const warning of resolved.warnings)
           writeLine(context.stderr, `ralph: warning: ${warning}`);
-        const written = await scaffold(resolved.dir, resolved.branch ?? basename(resolved.dir));
+        const outsideGit = resolved.repoRoot === undefined;
+        const written = await scaffold(
+          resolved.dir,
+          resolved.branch ?? basename(resolved.dir),
+          options.missing === true,
+        );
         const shown = relative(context.cwd, resolved.dir) || '.';
-        writeLine(context.stdout, `Created ${shown}/`);
+        if (written.length === 0) {
+          writeLine(context.stdout, `${shown}/ has every file already; nothing written.`);
+          return;
+        }
+        writeLine(
+          context.stdout,
+          `${options.missing === true ? 'Completed' : 'Created'} ${shown}/`,
+        );
         for (const file of written)
           writeLine(context.stdout, `  ${file.name.padEnd(13)} ${file.about}`);
         writeLine(context.stdout);
-        writeLine(context.stdout, 'Next: write your stories into spec.md and prd.json, then run');
+        // DIR outside a repository: `ralph run` would refuse it, so the first step is git's.
+        if (outsideGit) {
+          writeLine(
+            context.stdout,
+            `${shown}/ is not in a git repository; the agent commits each story.`,
+          );
+          writeLine(
+            context.stdout,
+            'Next: run `git init` (and commit), write your stories into spec.md and',
+          );
+          writeLine(context.stdout, 'prd.json, then run');
+        } else {
+          writeLine(context.stdout, 'Next: write your stories into spec.md and prd.json, then run');
+        }
         writeLine(context.stdout, `  ralph validate${dir === undefined ? '' : ` ${dir}`}`);
       } catch (error) {
         setExitCode(reportError(error, context, false));
@@ -51,22 +80,34 @@ export function initCommand(context: CliContext, setExitCode: SetExitCode) {
     });
 }
 
-async function scaffold(dir: string, feature: string): Promise<{ name: string; about: string }[]> {
+async function scaffold(
+  dir: string,
+  feature: string,
+  missingOnly: boolean,
+): Promise<{ name: string; about: string }[]> {
   const paths = loopPaths(dir);
-  const targets = SCAFFOLD.map((entry) => ({ ...entry, path: paths[entry.target] }));
+  const all = SCAFFOLD.map((entry) => ({ ...entry, path: paths[entry.target] }));
   const existing: string[] = [];
-  for (const target of targets) {
+  for (const target of all) {
     if ((await stat(target.path).catch(() => undefined)) !== undefined) existing.push(target.path);
   }
   // An existing loop under the other names would be shadowed by the example prd.json/prompt.md.
-  for (const found of [await findTaskListFile(dir), await findPromptFile(dir)]) {
+  const taskList = await findTaskListFile(dir);
+  const prompt = await findPromptFile(dir);
+  for (const found of [taskList, prompt]) {
     if (found !== undefined && !existing.includes(found.path)) existing.push(found.path);
   }
-  if (existing.length > 0) {
+  if (existing.length > 0 && !missingOnly) {
     throw new RalphError('ALREADY_EXISTS', `refusing to overwrite: ${existing.join(', ')}`, {
-      hint: 'ralph init never replaces files; move them away or pick another DIR',
+      hint: 'ralph init never replaces files; `ralph init --missing` (same DIR) writes only the missing ones',
     });
   }
+  const targets = all.filter(
+    (target) =>
+      !existing.includes(target.path) &&
+      !(target.target === 'prd' && taskList !== undefined) &&
+      !(target.target === 'prompt' && prompt !== undefined),
+  );
   const values = { feature, createdAt: new Date().toISOString() };
   // Render everything before writing anything, so a missing template cannot leave half a scaffold.
   const rendered = await Promise.all(

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from '@commander-js/extra-typings';
 import { randomBytes } from 'node:crypto';
-import { isLoopback } from '../../monitor/web/auth.js';
+import { isLoopback, MIN_TOKEN_LENGTH, tokenProblem } from '../../monitor/web/auth.js';
 import { findGitRepo } from '../../state/git.js';
 import { RalphError } from '../../util/errors.js';
 import { homeDirOf, writeLine, type CliContext, type SetExitCode } from '../context.js';
@@ -54,6 +54,13 @@ export function monitorCommand(context: CliContext, setExitCode: SetExitCode) {
           options.token === true
             ? randomBytes(18).toString('base64url')
             : (options.token ?? nonEmpty(context.env.RALPH_MONITOR_TOKEN));
+        const weak = token === undefined ? undefined : tokenProblem(token);
+        if (weak !== undefined) {
+          const source = typeof options.token === 'string' ? '--token' : 'RALPH_MONITOR_TOKEN';
+          throw new RalphError('USAGE', `${source} is too weak to guard the dashboard: ${weak}`, {
+            hint: `Use at least ${MIN_TOKEN_LENGTH} characters without spaces, e.g. $(openssl rand -base64 18), or pass --token alone and ralph generates one.`,
+          });
+        }
         if (!isLoopback(host) && token === undefined) {
           throw new RalphError(
             'USAGE',

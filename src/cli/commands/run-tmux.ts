@@ -108,11 +108,25 @@ export async function runInTmux(
     return true;
   }
   const inside = context.env.TMUX !== undefined && context.env.TMUX !== '';
-  await runInteractive(
-    tmux,
-    inside ? ['switch-client', '-t', session] : ['attach-session', '-t', session],
-    { env },
-  );
+  if (!inside) {
+    await runInteractive(tmux, ['attach-session', '-t', session], { env });
+    return true;
+  }
+  // Inside tmux, the client showing this pane switches to the new session. A pane no client
+  // shows (a detached session, a script's server) has none, and tmux only says "no current
+  // client": the loop runs all the same, so say where it is and how to see it.
+  const switched = await runToCompletion(tmux, ['switch-client', '-t', session], {
+    env,
+    timeoutMs: TMUX_TIMEOUT_MS,
+  });
+  if (switched.failed) {
+    writeLine(
+      context.stderr,
+      `ralph: the loop runs in tmux session ${session}, but no tmux client shows this pane to switch (tmux: ${whyFailed(switched)})`,
+    );
+    writeLine(context.stderr, `  see it:   tmux attach -t ${session}    (from any terminal)`);
+    writeLine(context.stderr, `  stop it:  ralph stop ${name}`);
+  }
   return true;
 }
 

@@ -18,11 +18,13 @@ import { RalphError } from '../../util/errors.js';
 import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { reportError } from '../exit.js';
 
-/** `ralph setup --stop-hook | --plugin`: connects in-session loops to Claude Code. Idempotent. */
+/** `ralph setup --guard | --stop-hook | --plugin`: connects Claude Code sessions to ralph. Idempotent. */
 export function setupCommand(context: CliContext, setExitCode: SetExitCode) {
   return new Command('setup')
     .description(
-      'Install the Claude Code integration of `ralph loop`. --stop-hook adds the Stop hook to ' +
+      "Connect your own Claude Code sessions to ralph. --guard puts ralph's guard (the " +
+        'PreToolUse hook `ralph guard`) and an allow/deny list into .claude/settings.local.json ' +
+        'and prints every entry it adds. For `ralph loop`: --stop-hook adds the Stop hook to ' +
         '.claude/settings.local.json, keeping everything else there; --plugin writes a Claude Code ' +
         'plugin (slash commands /ralph-loop, /start-loop, /list, /cancel-ralph, /help and the hook). ' +
         'Running it again changes nothing. The hook command is `ralph stop-hook` when this ralph is ' +
@@ -46,9 +48,17 @@ export function setupCommand(context: CliContext, setExitCode: SetExitCode) {
           await setupGuard(await projectDirOf(context.cwd), hook, context);
           if (options.stopHook !== true && options.plugin !== true) return;
         }
-        if (options.stopHook === options.plugin) {
+        if (options.stopHook === true && options.plugin === true) {
           throw new RalphError('USAGE', 'choose one of --stop-hook or --plugin', {
             hint: 'Both would register the hook twice and count every iteration twice.',
+          });
+        }
+        if (options.stopHook !== true && options.plugin !== true) {
+          throw new RalphError('USAGE', 'say what to install: --guard, --stop-hook or --plugin', {
+            hint:
+              "`ralph setup --guard` puts ralph's guard in front of the tool calls of your own " +
+              'Claude Code sessions; --stop-hook or --plugin connect `ralph loop` (one of the two). ' +
+              '`ralph run` needs none of them.',
           });
         }
         const projectDir = await projectDirOf(context.cwd);
@@ -66,7 +76,7 @@ export function setupCommand(context: CliContext, setExitCode: SetExitCode) {
 async function setupGuard(projectDir: string, hook: StopHookCommand, context: CliContext) {
   const { settingsLocal } = sessionLoopPaths(projectDir);
   const command = `${hook.prefix} guard`;
-  const { action } = await installGuardSettings(settingsLocal, command);
+  const { action, allowAdded, denyAdded } = await installGuardSettings(settingsLocal, command);
   const shown = relative(context.cwd, settingsLocal) || settingsLocal;
   const verb = {
     added: 'Added the guard to',
@@ -76,12 +86,41 @@ async function setupGuard(projectDir: string, hook: StopHookCommand, context: Cl
   writeLine(context.stdout, `${verb} ${shown}:`);
   writeLine(
     context.stdout,
-    `  ${command}  (PreToolUse: Bash, Read, Edit, Write, MultiEdit, NotebookEdit, Glob, Grep)`,
+    '  PreToolUse hook on Bash, Read, Edit, Write, MultiEdit, NotebookEdit, Glob, Grep:',
   );
+  writeLine(context.stdout, `    ${command}`);
+  // An allow entry approves a call without asking: the person sees every one that was written.
+  if (allowAdded.length > 0) {
+    writeLine(
+      context.stdout,
+      'Added to permissions.allow (run without a prompt, guard permitting):',
+    );
+    writeLine(context.stdout, wrapList(allowAdded));
+  }
+  if (denyAdded.length > 0) {
+    writeLine(context.stdout, 'Added to permissions.deny:');
+    writeLine(context.stdout, wrapList(denyAdded));
+  }
   writeLine(
     context.stdout,
-    'Decisions are logged to .ralph/logs/audit.jsonl; the policy is the `guard` section of .ralph/config.yaml.',
+    'Decisions go to .ralph/logs/audit.jsonl; the policy is the `guard` section of\n' +
+      '.ralph/config.yaml. Remove an allow entry to be asked before such a call.',
   );
+}
+
+/** A list of entries as indented lines of at most 80 columns. */
+function wrapList(entries: readonly string[]): string {
+  const lines: string[] = [];
+  let line = ' ';
+  for (const entry of entries) {
+    if (line.length + entry.length + 2 > 80) {
+      lines.push(line.trimEnd());
+      line = ' ';
+    }
+    line += ` ${entry},`;
+  }
+  lines.push(line.replace(/,$/, ''));
+  return lines.join('\n');
 }
 
 async function hookCommand(

@@ -31,6 +31,10 @@ export function validateCommand(context: CliContext, setExitCode: SetExitCode) {
           protectedBranches: config.protectedBranches,
           agent: agentProbeFor(config, context),
           sandbox: sandboxPreflight(config.sandbox, context.env),
+          user: {
+            uid: process.getuid?.(),
+            skipPermissions: config.agents.claude.dangerouslySkipPermissions,
+          },
         });
         if (options.json === true) {
           writeJson(context, {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isLoopback, tokensMatch } from './auth.js';
+import { isLoopback, tokenProblem, tokensMatch } from './auth.js';
 
 describe('dashboard auth helpers', () => {
   it('compares tokens exactly, whatever their lengths', () => {
@@ -23,5 +23,15 @@ describe('dashboard auth helpers', () => {
     ['::', false],
   ])('%s is loopback: %s', (host, expected) => {
     expect(isLoopback(host)).toBe(expected);
+  });
+});
+
+describe('tokenProblem', () => {
+  it('refuses blank, short and spaced tokens, and takes a long random one', () => {
+    expect(tokenProblem(' ')).toContain('whitespace');
+    expect(tokenProblem('')).toContain('fewer than 16');
+    expect(tokenProblem('abc')).toContain('fewer than 16');
+    expect(tokenProblem('correct horse battery staple')).toContain('whitespace');
+    expect(tokenProblem('Zm9vYmFyYmF6cXV4MTIz')).toBeUndefined();
   });
 });

@@ -11,6 +11,21 @@ import type { IncomingMessage } from 'node:http';
 
 export const TOKEN_COOKIE = 'ralph_token';
 
+/**
+ * The shortest token the dashboard takes. A token guards the agent's whole output (code, paths,
+ * tool calls) from anyone who can reach the port: " " or "abc" is no guard. 16 characters of a
+ * random base64url string are 96 bits; the generated one has 24.
+ */
+export const MIN_TOKEN_LENGTH = 16;
+
+/** Why `token` cannot guard the dashboard, or undefined when it can. */
+export function tokenProblem(token: string): string | undefined {
+  if (/\s/.test(token)) return 'it holds whitespace';
+  if (token.length < MIN_TOKEN_LENGTH)
+    return `it has ${token.length} characters, fewer than ${MIN_TOKEN_LENGTH}`;
+  return undefined;
+}
+
 export function isLoopback(host: string): boolean {
   const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);

@@ -180,7 +180,7 @@ describe('web dashboard', () => {
 
 describe('web dashboard with a token', () => {
   let secured: Dashboard;
-  const TOKEN = 's3cret-token';
+  const TOKEN = 's3cret-token-4-tests';
   const at = (path: string, headers: Record<string, string> = {}) =>
     new Promise<{ status: number; cookie: unknown }>((resolve, reject) => {
       const request = httpRequest(
@@ -235,7 +235,9 @@ describe('web dashboard with a token', () => {
   it('accepts the token in the URL once and hands the page a cookie for the rest', async () => {
     const first = await at(`/?token=${TOKEN}`);
     expect(first.status).toBe(200);
-    expect(String(first.cookie)).toContain('ralph_token=s3cret-token; HttpOnly; SameSite=Strict');
+    expect(String(first.cookie)).toContain(
+      'ralph_token=s3cret-token-4-tests; HttpOnly; SameSite=Strict',
+    );
     expect((await at('/api/loops', { cookie: `other=1; ralph_token=${TOKEN}` })).status).toBe(200);
   });
 

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { listLoops, type LoopListing } from '../loops.js';
 import { safeIterationLog } from '../logs.js';
-import { authorize, isLoopback } from './auth.js';
+import { authorize, isLoopback, tokenProblem } from './auth.js';
 import { APP_JS } from './client.js';
 import { createLoopFeed, type LoopFeed } from './feed.js';
 import { logPage } from './log-page.js';
@@ -46,9 +46,11 @@ const HEADERS = {
 };
 
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
-  if (!isLoopback(options.host) && (options.token === undefined || options.token === '')) {
+  if (!isLoopback(options.host) && options.token === undefined) {
     throw new Error(`serving on ${options.host} needs a token`);
   }
+  const problem = options.token === undefined ? undefined : tokenProblem(options.token);
+  if (problem !== undefined) throw new Error(`the dashboard token is too weak: ${problem}`);
   const feeds = new Map<string, LoopFeed>();
   const streams = new Set<ServerResponse>();
   const loops = (): Promise<LoopListing[]> =>
