@@ -7,6 +7,7 @@
 export { startRun, launchRun, type RunResult } from './run/start-run.js';
 export { planRun, type RunPlan } from './run/plan.js';
 export { type RunOptions } from './run/options.js';
+export type { CodeHook, CodeHooks, HookVariables } from './hooks/code-hooks.js';
 export {
   runLoop,
   type CheckRun,

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import { pumpLines } from './line-splitter.js';
+import { feedStdin } from './stdin-input.js';
 import { bindToParentLife } from './parent-death.js';
 import { signalGroup, type ProcessGroups } from './process-groups.js';
 import { captureOutput, ended, notStarted, stopwatch } from './process-result.js';
@@ -217,6 +218,8 @@ export interface StreamingOptions {
   processGroups?: ProcessGroups | undefined;
   /** Rewrites the command before it starts, e.g. to run it inside an OS sandbox. */
   wrap?: CommandWrapper | undefined;
+  /** Written to the child's stdin, which is then closed (the prompt); /dev/null when absent. */
+  input?: string | undefined;
 }
 
 /**
@@ -236,7 +239,8 @@ function safeTimeout(ms: number | undefined, action: () => void): NodeJS.Timeout
 }
 
 /**
- * Starts a long-running process (an agent) in its own process group with stdin from /dev/null,
+ * Starts a long-running process (an agent) in its own process group with stdin from /dev/null
+ * (or fed `input`, then closed),
  * streams stdout line by line (never buffering the whole output) and resolves when the process
  * and its output are done. A timeout or abort sends SIGTERM to the whole group, then SIGKILL after
  * `killGraceMs`. Never rejects for the child's failures (non-zero exit, signal, spawn error); it
@@ -263,9 +267,10 @@ export function spawnStreaming(
     child = spawn(target.file, target.args, {
       cwd: options.cwd,
       env: options.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       detached: true,
     });
+    if (options.input !== undefined) feedStdin(child.stdin, options.input);
   } catch (error) {
     // Invalid arguments (a NUL byte in argv, …) throw synchronously instead of emitting 'error'.
     return Promise.resolve(notStarted(error, elapsed()));

@@ -34,4 +34,31 @@ describe('detectCompletion', () => {
     expect(detectCompletion('ALL DONE', ['DONE.*'])).toBeUndefined();
     expect(detectCompletion('anything', [''])).toBeUndefined();
   });
+
+  describe('with completion.promise set', () => {
+    it('a tag promise replaces COMPLETE, spaces inside the tag allowed', () => {
+      const promise = '<promise>SHIPPED</promise>';
+      expect(detectCompletion('Done. <promise> SHIPPED </promise>', [], promise)).toBe('COMPLETE');
+      expect(detectCompletion('Done. <promise>COMPLETE</promise>', [], promise)).toBeUndefined();
+      expect(detectCompletion('<promise>STORY_COMPLETE</promise>', [], promise)).toBe(
+        'STORY_COMPLETE',
+      );
+    });
+
+    it('any other text counts literally, and the last promise still wins', () => {
+      const promise = 'ALL STORIES PASS ✅';
+      expect(detectCompletion('so: ALL STORIES PASS ✅', [], promise)).toBe('COMPLETE');
+      expect(
+        detectCompletion(
+          'not yet ALL STORIES PASS ✅, only <promise>STORY_COMPLETE</promise>',
+          [],
+          promise,
+        ),
+      ).toBe('STORY_COMPLETE');
+      expect(
+        detectCompletion('<promise>STORY_COMPLETE</promise> and ALL STORIES PASS ✅', [], promise),
+      ).toBe('COMPLETE');
+      expect(detectCompletion('ALL STORIES PASS', [], promise)).toBeUndefined();
+    });
+  });
 });

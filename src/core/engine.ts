@@ -1,11 +1,9 @@
-import { relative } from 'node:path';
 import { nextStory, summarise } from '../plan/order.js';
 import { readTaskListFile } from '../plan/read.js';
 import type { Story } from '../plan/types.js';
 import { ZERO_TOKENS } from '../safety/budget.js';
 import { localTimeZone } from '../safety/reset-time.js';
 import { DEFAULT_SAFETY } from '../safety/settings.js';
-import { loopPaths } from '../state/paths.js';
 import { RalphError } from '../util/errors.js';
 import { isStorageError, storageError } from '../util/storage-errors.js';
 import { runAttempts } from './attempt.js';
@@ -16,7 +14,8 @@ import type { IterationSetup } from './iteration.js';
 import type { LoopContext, LoopDependencies, LoopOptions, LoopResult, Stop } from './loop-types.js';
 import { interrupted } from './loop-types.js';
 import { selectModel } from './model-select.js';
-import { buildPrompt } from './prompt.js';
+import { iterationPrompt } from './iteration-prompt.js';
+import { overBudgetWarning } from './prompt-budget.js';
 import { openSafetySession, type SafetySession } from './safety-session.js';
 import { pivotFor } from './pivot.js';
 import { finalQualityCheck } from './verify.js';
@@ -160,10 +159,11 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     resultGraceMs: settings.resultGraceMs,
     maxLineBytes: settings.maxLineBytes,
     completionPatterns: options.completionPatterns,
+    completionPromise: options.completionPromise,
     signal: deps.signal,
   };
-  const paths = loopPaths(options.loopDir);
-  const shown = (path: string): string => relative(options.cwd, path) || '.';
+  // Said once per story: its prompt stays over budget on every attempt.
+  const overBudgetSaid = new Set<string>();
 
   for (;;) {
     if (deps.signal.aborted) return finish(interrupted(''));
@@ -217,19 +217,11 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
       });
     }
     const model = pivot?.model ?? chosen;
-    const prompt =
-      (pivot?.lead ?? '') +
-      buildPrompt(
-        options.promptTemplate,
-        story,
-        {
-          taskList: shown(options.taskListFile),
-          progress: shown(paths.progress),
-          spec: options.hasSpec ? shown(paths.spec) : undefined,
-          specsDir: options.hasSpecsDir ? `${shown(paths.specsDir)}/` : undefined,
-        },
-        checksOf(story, options),
-      );
+    const { prompt, size } = await iterationPrompt(options, story, pivot?.lead);
+    if (size.overBudget && !overBudgetSaid.has(story.id)) {
+      overBudgetSaid.add(story.id);
+      await emit({ type: 'warning', at: at(), message: overBudgetWarning(story.id, size) });
+    }
     await callUserHook(ctx, 'pre_iteration', iterationVariables(iteration, story));
     let outcome;
     try {
@@ -284,12 +276,6 @@ function parkedStop(parked: readonly Story[]): Stop {
 }
 
 /** What ralph runs before it believes `story` is done, for the prompt to say. */
-function checksOf(story: Story, options: LoopOptions): string[] {
-  const verification = options.verification;
-  if (verification === undefined) return [];
-  return [...(story.verify ?? []), ...Object.values(verification.qualityChecks)];
-}
-
 function isAborted(signal: AbortSignal): boolean {
   return signal.aborted;
 }

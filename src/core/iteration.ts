@@ -23,6 +23,8 @@ export interface IterationSetup {
   /** Agent output lines are cut at this many bytes (undefined: the adapter's default). */
   maxLineBytes?: number | undefined;
   completionPatterns: readonly string[];
+  /** completion.promise (default `<promise>COMPLETE</promise>`). */
+  completionPromise?: string | undefined;
   signal: AbortSignal;
 }
 
@@ -86,7 +88,11 @@ export async function runIteration(
   const newlyPassing = after.taskList.stories
     .filter((story) => story.passes && !wasPassing(input.before, story.id))
     .map((story) => story.id);
-  const signal = detectCompletion(agent.finalText, setup.completionPatterns);
+  const signal = detectCompletion(
+    agent.finalText,
+    setup.completionPatterns,
+    setup.completionPromise,
+  );
   const open = after.taskList.stories.filter((story) => !story.passes).map((story) => story.id);
   const allPass = after.taskList.stories.length > 0 && open.length === 0;
   const claimsComplete = signal === 'COMPLETE' || signal === 'custom';

@@ -22,6 +22,10 @@ export interface LoopOptions {
   permission: PermissionMode;
   settings?: Record<string, unknown> | undefined;
   completionPatterns: readonly string[];
+  /** completion.promise: what claims that every story passes (default `<promise>COMPLETE</promise>`). */
+  completionPromise?: string | undefined;
+  /** context.tokenBudget: what the prompt may hold (DEFAULT_TOKEN_BUDGET when absent). */
+  tokenBudget?: number | undefined;
   env: Readonly<Record<string, string | undefined>>;
   /** Continue a paused or crashed run: its iteration count, cost and tokens carry over. */
   resume?: { iteration: number; costUsd: number; tokens?: TokenUsage | undefined } | undefined;

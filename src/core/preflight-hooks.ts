@@ -1,19 +1,41 @@
 import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { HOOK_POINTS, loopPaths } from '../state/paths.js';
 import type { PreflightCheck } from './preflight-check.js';
 
 /**
- * The hook scripts in DIR/hooks/: which points have one, and any file there that no point will
- * ever run (`post-iteration.sh`, `pre_run` without .sh), which is almost always a typo.
+ * The hook scripts in DIR/hooks/: which points have some (`<point>.sh` and `<point>.d/*.sh`), and
+ * anything there that no point will ever run (`post-iteration.sh`, `pre_run` without .sh, a
+ * `pre-run.d/` folder, `notes.txt` in `pre_run.d/`), which is almost always a typo.
  */
 export async function checkUserHooks(loopDir: string, checks: PreflightCheck[]): Promise<void> {
   const folder = loopPaths(loopDir).hooksDir;
   const entries = await readdir(folder, { withFileTypes: true }).catch(() => undefined);
   if (entries === undefined) return;
-  const known = new Set(HOOK_POINTS.map((point) => `${point}.sh`));
-  const names = entries.filter((entry) => entry.isFile()).map((entry) => entry.name);
-  const hooks = names.filter((name) => known.has(name)).map((name) => name.slice(0, -3));
-  const strays = names.filter((name) => !known.has(name) && !name.startsWith('.'));
+  const scripts = new Set(HOOK_POINTS.map((point) => `${point}.sh`));
+  const folders = new Set(HOOK_POINTS.map((point) => `${point}.d`));
+  const counts = new Map<string, number>();
+  const strays: string[] = [];
+  const count = (point: string, by: number) => counts.set(point, (counts.get(point) ?? 0) + by);
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (entry.name.startsWith('.')) continue;
+    if (entry.isFile() && scripts.has(entry.name)) count(entry.name.slice(0, -3), 1);
+    else if (entry.isDirectory() && folders.has(entry.name)) {
+      const inside = await readdir(join(folder, entry.name)).catch(() => [] as string[]);
+      const shown = inside.filter((name) => !name.startsWith('.')).sort();
+      const run = shown.filter((name) => name.endsWith('.sh'));
+      if (run.length > 0) count(entry.name.slice(0, -2), run.length);
+      strays.push(
+        ...shown.filter((name) => !name.endsWith('.sh')).map((name) => `${entry.name}/${name}`),
+      );
+    } else if (entry.isFile() || entry.isDirectory()) {
+      strays.push(entry.isDirectory() ? `${entry.name}/` : entry.name);
+    }
+  }
+  const hooks = HOOK_POINTS.filter((point) => counts.has(point)).map((point) => {
+    const n = counts.get(point) ?? 0;
+    return n === 1 ? point : `${point} (${n} scripts)`;
+  });
   if (hooks.length > 0)
     checks.push({
       name: 'hooks',
@@ -28,6 +50,6 @@ export async function checkUserHooks(loopDir: string, checks: PreflightCheck[]):
       status: 'warn',
       message: `Not a hook point, never run: ${strays.map((name) => `hooks/${name}`).join(', ')}`,
       details: [],
-      hint: `hook scripts are named ${HOOK_POINTS.map((point) => `${point}.sh`).join(', ')}`,
+      hint: `hook scripts are named ${HOOK_POINTS.map((point) => `${point}.sh`).join(', ')}, or are *.sh files in a <point>.d/ folder (run in name order after <point>.sh)`,
     });
 }

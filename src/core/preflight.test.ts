@@ -157,6 +157,20 @@ describe('runPreflight', () => {
     expect(report.ok).toBe(true);
   });
 
+  it('hooks: counts the scripts of <point>.d/ folders and warns about what they never run', async () => {
+    const { repo, dir } = await loop(complete);
+    await mkdir(join(dir, 'hooks', 'post_iteration.d'), { recursive: true });
+    await mkdir(join(dir, 'hooks', 'pre-run.d'));
+    await writeFile(join(dir, 'hooks', 'post_iteration.sh'), 'echo a\n');
+    await writeFile(join(dir, 'hooks', 'post_iteration.d', '10-b.sh'), 'echo b\n');
+    await writeFile(join(dir, 'hooks', 'post_iteration.d', 'notes.txt'), 'not a hook\n');
+    const hooks = (await preflight(repo)).checks.filter((check) => check.name === 'hooks');
+    expect(hooks.map((check) => [check.status, check.message])).toEqual([
+      ['pass', 'Hooks: post_iteration (2 scripts)'],
+      ['warn', 'Not a hook point, never run: hooks/post_iteration.d/notes.txt, hooks/pre-run.d/'],
+    ]);
+  });
+
   it('task list: a schema error fails with the location and hint', async () => {
     const bad = JSON.stringify(
       { userStories: [{ ...PRD.userStories[0], passes: 'yes' }] },

@@ -81,4 +81,34 @@ describe('scriptHooks', () => {
     expect(await running).toBe('stopped 0.3 s after the run was interrupted');
     expect(Date.now() - started).toBeLessThan(10_000); // not sleep's 30 s
   });
+
+  it('runs <point>.sh, then <point>.d/*.sh in name order; a failing one does not stop the rest', async () => {
+    const { root, hooks, output } = await setup({ post_iteration: 'echo main\n' });
+    const folder = join(root, 'loop', 'hooks', 'post_iteration.d');
+    await mkdir(folder);
+    await writeFile(join(folder, '20-second.sh'), 'echo "second $RALPH_ITERATION"\n');
+    await writeFile(join(folder, '10-first.sh'), 'echo first\necho "no disk" >&2\nexit 2\n');
+    await writeFile(join(folder, 'README.md'), 'echo never\n'); // not *.sh: not run
+    await writeFile(join(folder, '.hidden.sh'), 'echo never\n');
+    expect(await hooks.run('post_iteration', { RALPH_ITERATION: '7' }, false)).toBe(
+      'post_iteration.d/10-first.sh: exit code 2: no disk',
+    );
+    expect(output).toEqual([
+      'post_iteration: main',
+      'post_iteration: first',
+      'post_iteration: no disk',
+      'post_iteration: second 7',
+    ]);
+  });
+
+  it('runs a <point>.d/ folder without a <point>.sh, and names every failure', async () => {
+    const { root, hooks } = await setup({});
+    const folder = join(root, 'loop', 'hooks', 'on_error.d');
+    await mkdir(folder);
+    await writeFile(join(folder, 'a.sh'), 'exit 1\n');
+    await writeFile(join(folder, 'b.sh'), 'exit 3\n');
+    expect(await hooks.run('on_error', {}, false)).toBe(
+      'on_error.d/a.sh: exit code 1; on_error.d/b.sh: exit code 3',
+    );
+  });
 });

@@ -7,6 +7,7 @@ import type { Clock } from '../safety/clock.js';
 import type { ConfigFile } from '../state/config-schema.js';
 import { configLayerOf as layerOf, settingAt } from '../state/config-facts.js';
 import { RalphError } from '../util/errors.js';
+import { codeHooksSchema } from '../hooks/code-hooks.js';
 
 /**
  * What `startRun` and `planRun` take: one option for every `ralph run` flag (same names, same
@@ -83,6 +84,13 @@ export const runOptionsSchema = z.strictObject({
   reporters: z
     .array(instance<Reporter>('a Reporter', (value) => hasMethods(value, 'onEvent')))
     .optional(),
+  /**
+   * Hooks in code, per point (`{ post_iteration: [notify] }`): async functions that get the
+   * RALPH_* variables a hook script gets. They run before the loop directory's hook scripts, in
+   * the order given, whatever config `hooks.enabled` says (that is about the scripts); one that
+   * throws is a warning, like a failing script.
+   */
+  hooks: codeHooksSchema.optional(),
   /** Lines for a person that are no LoopEvent: hook output, the guard service failing. */
   log: instance<(line: string) => void>('a function', isFunction).optional(),
   /** Where the notify bell rings (a terminal); none by default. */

@@ -149,6 +149,8 @@ export async function planRun(input: RunOptions): Promise<RunPlan> {
       },
       permission,
       completionPatterns: config.completionPatterns,
+      completionPromise: config.completion.promise,
+      tokenBudget: config.context.tokenBudget,
       env,
       resume,
       lastIteration,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { RUN_ID_VARIABLE, stopRunProcesses } from '../agents/orphans.js';
 import { runLoop, type LoopResult } from '../core/engine.js';
+import { codeHooks, composeHooks } from '../hooks/code-hooks.js';
 import { scriptHooks } from '../hooks/script-hooks.js';
 import { checkRunner } from './check-runner.js';
 import { userStateDir } from '../state/user-state.js';
@@ -159,23 +160,30 @@ async function runGuarded(plan: RunPlan, runId: string, warnings: string[]): Pro
   }
 }
 
-/** The person's scripts in DIR/hooks/, when config `hooks.enabled` says so. */
+/**
+ * The hooks of the run: those registered in code (startRun's `hooks`) first, as the spec orders
+ * them, then the person's scripts in DIR/hooks/ when config `hooks.enabled` says so.
+ */
 function userHooks(
   plan: RunPlan,
   env: Record<string, string | undefined>,
   log: (line: string) => void,
 ) {
-  if (!plan.config.hooks.enabled) return undefined;
-  return scriptHooks({
+  const timeoutMs = plan.config.hooks.timeoutSeconds * 1000;
+  const inCode =
+    plan.given.hooks === undefined ? undefined : codeHooks(plan.given.hooks, { timeoutMs });
+  if (!plan.config.hooks.enabled) return inCode;
+  const scripts = scriptHooks({
     loopDir: plan.options.loopDir,
     cwd: plan.options.cwd,
     // Not the agent's environment: the guard's token stays with the agent.
     env,
-    timeoutMs: plan.config.hooks.timeoutSeconds * 1000,
+    timeoutMs,
     output: (point, line) => {
       log(`ralph: hook ${point}: ${line}`);
     },
   });
+  return composeHooks(inCode, scripts);
 }
 
 async function notStarted(plan: RunPlan, runId: string): Promise<RunResult> {

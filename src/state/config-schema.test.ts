@@ -21,6 +21,7 @@ describe('config schema', () => {
       protectedBranches: ['main', 'master', 'develop'],
       agent: 'claude',
       agents: { claude: { dangerouslySkipPermissions: false } },
+      completion: { promise: '<promise>COMPLETE</promise>' },
       completionPatterns: [],
       loop: { backstopIterations: 500, orphanedAfterMinutes: 60 },
       idleTimeoutMinutes: 5,
@@ -54,6 +55,7 @@ describe('config schema', () => {
       guard: { enabled: true },
       notify: { desktop: true, bell: true },
       hooks: { enabled: true, timeoutSeconds: 60 },
+      context: { tokenBudget: 16000 },
     });
   });
 
@@ -126,6 +128,7 @@ describe('CONFIG_KEYS', () => {
         'boolean',
         'RALPH_AGENTS_CLAUDE_DANGEROUSLY_SKIP_PERMISSIONS',
       ],
+      ['completion.promise', 'string', 'RALPH_COMPLETION_PROMISE'],
       ['completionPatterns', 'list', 'RALPH_COMPLETION_PATTERNS'],
       ['loop.backstopIterations', 'number', 'RALPH_LOOP_BACKSTOP_ITERATIONS'],
       ['loop.orphanedAfterMinutes', 'number', 'RALPH_LOOP_ORPHANED_AFTER_MINUTES'],
@@ -183,6 +186,7 @@ describe('CONFIG_KEYS', () => {
       ['notify.bell', 'boolean', 'RALPH_NOTIFY_BELL'],
       ['hooks.enabled', 'boolean', 'RALPH_HOOKS_ENABLED'],
       ['hooks.timeoutSeconds', 'number', 'RALPH_HOOKS_TIMEOUT_SECONDS'],
+      ['context.tokenBudget', 'number', 'RALPH_CONTEXT_TOKEN_BUDGET'],
     ]);
   });
 

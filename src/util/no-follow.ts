@@ -120,6 +120,11 @@ export async function openForRewrite(path: string): Promise<FileHandle> {
 }
 
 /** The whole file as text, refusing a link or anything but a regular file. */
+/** Opened for reading, without following a link (for reading parts of a large file). */
+export async function openForRead(path: string): Promise<FileHandle> {
+  return openChecked(path, READ_FLAGS);
+}
+
 export async function readFileNoFollow(path: string): Promise<string> {
   const handle = await openChecked(path, READ_FLAGS);
   try {

@@ -20,7 +20,7 @@ describe('ralph init → validate → status (built binary, temp git repo)', () 
     }
     const prompt = await readFile(join(repo, LOOP, 'prompt.md'), 'utf8');
     expect(prompt).toContain('<promise>STORY_COMPLETE</promise>');
-    expect(prompt).toContain('<promise>COMPLETE</promise>');
+    expect(prompt).toContain('{{completion.promise}}');
 
     const validate = await runRalph(['validate'], repo, env);
     expect(validate.stdout).toContain('Preflight checks for branch: feature/csv-export');
@@ -62,6 +62,7 @@ describe('ralph init → validate → status (built binary, temp git repo)', () 
       'spec',
       'sync',
       'agent',
+      'prompt',
     ]);
   });
 

@@ -42,13 +42,15 @@ async function setup() {
     signal: new AbortController().signal,
     ...extra,
   });
-  const recorded = async (call: number) =>
-    JSON.parse(await readFile(join(dirs.script, `argv-${call}.json`), 'utf8')) as {
+  const recorded = async (call: number) => ({
+    ...(JSON.parse(await readFile(join(dirs.script, `argv-${call}.json`), 'utf8')) as {
       argv: string[];
       cwd: string;
       pid: number;
       env: Record<string, string | null>;
-    };
+    }),
+    prompt: await readFile(join(dirs.script, `prompt-${call}.txt`), 'utf8'),
+  });
   const script = (name: string, content: string) => writeFile(join(dirs.script, name), content);
   return { root, dirs, env, adapter, request, recorded, script };
 }
@@ -77,9 +79,9 @@ describe('claude adapter with the fake claude', () => {
     expect(result).toMatchObject({ exitCode: 0, timedOut: false, canceled: false, lineCount: 0 });
     const call = await recorded(1);
     expect(call.argv).toEqual(adapter.commandLine(run).args);
+    expect(call.prompt).toBe('Work on STORY-001');
     expect(call.argv).toEqual([
       '-p',
-      'Work on STORY-001',
       '--output-format',
       'stream-json',
       '--verbose',
@@ -105,7 +107,7 @@ describe('claude adapter with the fake claude', () => {
     await adapter.run(request({ permission: { kind: 'mode', mode: 'acceptEdits' } }));
     const first = (await recorded(1)).argv;
     const second = (await recorded(2)).argv;
-    expect(first.slice(5)).toEqual([
+    expect(first.slice(4)).toEqual([
       '--model',
       'sonnet',
       '--dangerously-skip-permissions',
@@ -113,16 +115,26 @@ describe('claude adapter with the fake claude', () => {
       '{"mcpServers":{"playwright":{"command":"npx","args":["@playwright/mcp"]}}}',
       '--strict-mcp-config',
     ]);
-    expect(second.slice(5)).toEqual(['--permission-mode', 'acceptEdits']);
+    expect(second.slice(4)).toEqual(['--permission-mode', 'acceptEdits']);
   });
 
-  it('passes a prompt with quotes, newlines and non-ASCII through unchanged', async () => {
+  it('passes a prompt with quotes, newlines and non-ASCII through stdin unchanged', async () => {
     const { adapter, request, recorded } = await setup();
     const prompt = 'Story "A"\n\t$HOME `x` \\n — ✅ <promise>COMPLETE</promise>\n';
     await adapter.run(request({ prompt, settings: { hooks: {} } }));
     const call = await recorded(1);
-    expect(call.argv[1]).toBe(prompt);
+    expect(call.prompt).toBe(prompt);
+    expect(call.argv.join(' ')).not.toContain('Story');
     expect(call.argv.slice(-2)).toEqual(['--settings', '{"hooks":{}}']);
+  });
+
+  it('passes a 300 KiB prompt (over the 128 KiB limit of one argument) and one starting with -', async () => {
+    const { adapter, request, recorded } = await setup();
+    const big = `---\ntitle: x\n---\n${'a story line that goes on\n'.repeat(12_000)}`;
+    const result = await adapter.run(request({ prompt: big }));
+    expect(result.spawnError).toBeUndefined();
+    expect(result.exitCode).toBe(0);
+    expect((await recorded(1)).prompt).toBe(big);
   });
 
   itCorpus('logs every line byte for byte, reports events and collects the result', async () => {

@@ -24,7 +24,6 @@ export function createClaudeAdapter(options: ClaudeAdapterOptions): AgentAdapter
   const probe = createClaudeProbe(command, options.env);
   const argsFor = (request: ArgvRequest) =>
     buildClaudeArgs({
-      prompt: request.prompt,
       model: request.model,
       permission: request.permission,
       settings: request.settings,

@@ -3,7 +3,6 @@ import { buildClaudeArgs } from './argv.js';
 import type { ClaudeArgsInput } from './argv.js';
 
 const base: ClaudeArgsInput = {
-  prompt: 'do the story',
   model: undefined,
   permission: { kind: 'skip' },
   settings: undefined,
@@ -11,10 +10,9 @@ const base: ClaudeArgsInput = {
 };
 
 describe('buildClaudeArgs', () => {
-  it('always asks for stream-json with --verbose, prompt first', () => {
+  it('always asks for stream-json with --verbose, and has no prompt (it goes to stdin)', () => {
     expect(buildClaudeArgs(base)).toEqual([
       '-p',
-      'do the story',
       '--output-format',
       'stream-json',
       '--verbose',
@@ -33,7 +31,6 @@ describe('buildClaudeArgs', () => {
       }),
     ).toEqual([
       '-p',
-      'do the story',
       '--output-format',
       'stream-json',
       '--verbose',
@@ -51,11 +48,5 @@ describe('buildClaudeArgs', () => {
 
   it('leaves out an empty model', () => {
     expect(buildClaudeArgs({ ...base, model: '' })).not.toContain('--model');
-  });
-
-  it('keeps a prompt that starts with "-" from being read as an option', () => {
-    expect(buildClaudeArgs({ ...base, prompt: '---\ntitle: x\n---\nwork' })[1]).toBe(
-      ' ---\ntitle: x\n---\nwork',
-    );
   });
 });

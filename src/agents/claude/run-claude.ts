@@ -82,6 +82,8 @@ export async function runClaude(
       killGraceMs: options.killGraceMs ?? CLAUDE_KILL_GRACE_MS,
       processGroups: options.processGroups,
       wrap: options.wrap,
+      // Never an argument: see argv.ts.
+      input: request.prompt,
       signal: AbortSignal.any([request.signal, lingering.signal]),
       // Whole chunks go to the log: byte-exact (a last line without newline stays so) and far
       // fewer writes than line by line; only a line over maxLineBytes is cut, with a marker.

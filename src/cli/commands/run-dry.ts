@@ -1,9 +1,9 @@
 import { relative } from 'node:path';
+import { iterationPrompt } from '../../core/iteration-prompt.js';
 import { selectModel } from '../../core/model-select.js';
-import { buildPrompt } from '../../core/prompt.js';
+import { describePromptSize, overBudgetWarning } from '../../core/prompt-budget.js';
 import { nextStory, summarise } from '../../plan/order.js';
 import { readTaskListFile } from '../../plan/read.js';
-import { loopPaths } from '../../state/paths.js';
 import { writeLine, type CliContext } from '../context.js';
 import { writeJson } from '../output.js';
 import { dryRunSettings } from '../../run/guard.js';
@@ -20,7 +20,6 @@ export async function printDryRun(
   const summary = summarise(document.taskList);
   const story = nextStory(document.taskList);
   const shown = (path: string): string => relative(options.cwd, path) || '.';
-  const paths = loopPaths(options.loopDir);
   const start = options.resume?.iteration ?? options.lastIteration ?? 0;
   const plan = {
     loopDir: options.loopDir,
@@ -32,7 +31,12 @@ export async function printDryRun(
     next: story === undefined ? null : { id: story.id, title: story.title },
     model: story === undefined ? null : selectModel(story, document.taskList, options.models),
     promptBytes: 0,
-    command: null as { command: string; args: string[] } | null,
+    // ≈ 4 characters a token, against context.tokenBudget.
+    promptTokens: 0,
+    tokenBudget: options.tokenBudget ?? 0,
+    promptOverBudget: false,
+    // The prompt goes to the agent's stdin, never into its argv.
+    command: null as { command: string; args: string[]; stdin: 'prompt' } | null,
     // What ralph would run before believing the next story's claim.
     verification: {
       verify: story?.verify ?? [],
@@ -41,19 +45,16 @@ export async function printDryRun(
       timeoutMs: options.verification?.timeoutMs ?? 0,
     },
   };
+  let promptLine = '';
+  const warnings = [...prepared.warnings];
   if (story !== undefined && plan.model !== null) {
-    const prompt = buildPrompt(
-      options.promptTemplate,
-      story,
-      {
-        taskList: shown(options.taskListFile),
-        progress: shown(paths.progress),
-        spec: options.hasSpec ? shown(paths.spec) : undefined,
-        specsDir: options.hasSpecsDir ? `${shown(paths.specsDir)}/` : undefined,
-      },
-      [...plan.verification.verify, ...Object.values(plan.verification.qualityChecks)],
-    );
-    plan.promptBytes = Buffer.byteLength(prompt);
+    const { prompt, size } = await iterationPrompt(options, story);
+    plan.promptBytes = size.bytes;
+    plan.promptTokens = size.tokens;
+    plan.tokenBudget = size.budget;
+    plan.promptOverBudget = size.overBudget;
+    if (size.overBudget) warnings.push(overBudgetWarning(story.id, size));
+    promptLine = describePromptSize(size);
     const line = agent.commandLine({
       prompt,
       cwd: options.cwd,
@@ -64,14 +65,10 @@ export async function printDryRun(
       env: options.env,
       timeoutMs: options.timeoutMs,
     });
-    // The prompt is long; show its size instead of the text.
-    plan.command = {
-      command: line.command,
-      args: line.args.map((arg) => (arg === prompt ? '<prompt>' : arg)),
-    };
+    plan.command = { command: line.command, args: line.args, stdin: 'prompt' };
   }
   // What a run would show as warning events: on stderr, so stdout stays the plan (and --json).
-  for (const warning of prepared.warnings) writeLine(context.stderr, `ralph: warning: ${warning}`);
+  for (const warning of warnings) writeLine(context.stderr, `ralph: warning: ${warning}`);
   if (json) {
     writeJson(context, plan);
     return;
@@ -97,10 +94,13 @@ export async function printDryRun(
     `Model:          ${plan.model.model ?? "(the agent's default)"} (from ${plan.model.source})`,
   );
   writeLine(out, `Verified by:    ${verificationLine(plan.verification)}`);
-  writeLine(out, `Prompt:         ${plan.promptBytes} bytes from ${prepared.promptSource}`);
   writeLine(
     out,
-    `Command:        ${[plan.command.command, ...plan.command.args].map(quote).join(' ')}`,
+    `Prompt:         ${plan.promptBytes} bytes, ${promptLine}, from ${prepared.promptSource}`,
+  );
+  writeLine(
+    out,
+    `Command:        ${[plan.command.command, ...plan.command.args].map(quote).join(' ')} < prompt`,
   );
 }
 

@@ -10,13 +10,15 @@ import { writeLine, writeStyledLine, type CliContext, type SetExitCode } from '.
 import { ExitCode, reportError } from '../exit.js';
 import { markLine, useColor, writeJson } from '../output.js';
 import { loadCommandConfig } from '../settings.js';
+import { promptCheck } from './validate-prompt.js';
 
 export function validateCommand(context: CliContext, setExitCode: SetExitCode) {
   return new Command('validate')
     .description(
       'Run the preflight checks of `ralph run` without starting anything: git branch, loop\n' +
         'directory, required files, task-list schema, spec.md structure, spec.md ↔ task-list sync,\n' +
-        'amendments, the agent CLI and its version, and no nesting inside a Claude Code session.\n' +
+        'amendments, the agent CLI and its version, no nesting inside a Claude Code session, and\n' +
+        "the next story's prompt size against context.tokenBudget.\n" +
         'Exit 0 when no check fails (warnings allowed), 2 otherwise.',
     )
     .argument('[dir]', 'loop directory (default: .ralph/<git branch>/)')
@@ -36,6 +38,8 @@ export function validateCommand(context: CliContext, setExitCode: SetExitCode) {
             skipPermissions: config.agents.claude.dangerouslySkipPermissions,
           },
         });
+        const prompt = await promptCheck(report, config, context.cwd);
+        if (prompt !== undefined) report.checks.push(prompt);
         if (options.json === true) {
           writeJson(context, {
             ok: report.ok,

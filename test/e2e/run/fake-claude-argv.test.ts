@@ -62,7 +62,7 @@ describe('ralph run with a fake claude: argv, dry run, preflight', () => {
     const calls = await Promise.all([1, 2, 3, 4].map((n) => loop.argv(n)));
     const options = calls.map(({ argv }) => {
       expect(argv[0]).toBe('-p');
-      return withoutGuardSettings(argv.slice(2));
+      return withoutGuardSettings(argv.slice(1));
     });
     const common = ['--output-format', 'stream-json', '--verbose'];
     expect(options[0]).toEqual([...common, '--model', 'opus', '--dangerously-skip-permissions']);
@@ -87,7 +87,7 @@ describe('ralph run with a fake claude: argv, dry run, preflight', () => {
     expect(JSON.parse(fourth.at(-2)!)).toEqual({ mcpServers: { files: MCP_SERVERS.files } });
     expect(fourth.at(-1)).toBe('--strict-mcp-config');
     for (const [index, call] of calls.entries()) {
-      expect(call.argv[1]).toContain(`Work on **STORY-00${index + 1}:`);
+      expect(call.prompt).toContain(`Work on **STORY-00${index + 1}:`);
       expect(call.env).toEqual({ CLAUDECODE: null, CLAUDE_CODE_ENTRYPOINT: null });
     }
     expect(await loop.status()).toMatchObject({ state: 'COMPLETE', storiesPassing: 4 });
@@ -102,11 +102,14 @@ describe('ralph run with a fake claude: argv, dry run, preflight', () => {
     expect(lines[0]).toBe('Dry run — nothing is started.');
     expect(run.stdout).toContain('Next story:     STORY-001 Story number 1');
     expect(run.stdout).toContain('Model:          haiku (from story)');
-    expect(run.stdout).toMatch(/Prompt: +\d+ bytes from \S+prompt\.md/);
+    expect(run.stdout).toMatch(
+      /Prompt: +\d+ bytes, ≈ \d+ tokens of the 16000-token budget \(context.tokenBudget\), from \S+prompt\.md/,
+    );
     const command = lines.find((line) => line.startsWith('Command:'));
     expect(command).toContain(
-      "claude -p '<prompt>' --output-format stream-json --verbose --model haiku --permission-mode acceptEdits",
+      'claude -p --output-format stream-json --verbose --model haiku --permission-mode acceptEdits',
     );
+    expect(command).toMatch(/ < prompt$/);
 
     const json = await loop.run(['run', '--dry-run', '--json', '-m', 'sonnet']);
     expect(json.code, json.stderr).toBe(0);
@@ -114,7 +117,10 @@ describe('ralph run with a fake claude: argv, dry run, preflight', () => {
       next: { id: string };
       model: { model: string; source: string };
       promptBytes: number;
-      command: { command: string; args: string[] };
+      command: { command: string; args: string[]; stdin: string };
+      promptTokens: number;
+      tokenBudget: number;
+      promptOverBudget: boolean;
       iteration: number;
     };
     expect(plan).toMatchObject({
@@ -122,7 +128,12 @@ describe('ralph run with a fake claude: argv, dry run, preflight', () => {
       model: { model: 'haiku', source: 'story' },
       iteration: 1,
     });
-    expect(plan.command.args.slice(0, 2)).toEqual(['-p', '<prompt>']);
+    expect(plan.command.args.slice(0, 2)).toEqual(['-p', '--output-format']);
+    expect(plan.command.stdin).toBe('prompt');
+    expect(plan).toMatchObject({ tokenBudget: 16000, promptOverBudget: false });
+    // ≈ 4 characters a token; a character may take several bytes.
+    expect(plan.promptTokens).toBeLessThanOrEqual(Math.ceil(plan.promptBytes / 4));
+    expect(plan.promptTokens).toBeGreaterThan(250);
     // The same guard hook a real run passes, its port not yet known.
     const settings = plan.command.args[plan.command.args.indexOf('--settings') + 1] ?? '';
     expect(settings).toContain('"url":"http://127.0.0.1:<port>/pre-tool-use"');

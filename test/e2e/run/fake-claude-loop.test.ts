@@ -129,11 +129,11 @@ describe('ralph run with a fake claude: the main paths', () => {
 
     // One fresh process per story, each told which story is its own, in the repository.
     for (let n = 1; n <= 3; n += 1) {
-      const { argv, cwd } = await loop.argv(n);
+      const { argv, cwd, prompt } = await loop.argv(n);
       expect(cwd).toBe(loop.repo);
       expect(argv.slice(0, 1)).toEqual(['-p']);
-      expect(argv[1]).toContain(`Work on **STORY-00${n}: Story number ${n}**`);
-      expect(withoutGuardSettings(argv.slice(2))).toEqual([
+      expect(prompt).toContain(`Work on **STORY-00${n}: Story number ${n}**`);
+      expect(withoutGuardSettings(argv.slice(1))).toEqual([
         '--output-format',
         'stream-json',
         '--verbose',
@@ -184,7 +184,7 @@ describe('ralph run with a fake claude: the main paths', () => {
       iterations: 2,
     });
     // The unfinished story is offered again.
-    expect((await loop.argv(2)).argv[1]).toContain('Work on **STORY-001:');
+    expect((await loop.argv(2)).prompt).toContain('Work on **STORY-001:');
     const progress = await loop.progress();
     expect(progress).toMatch(
       /\| 2 \| 1 \| [^|]+ \| STORY-001 \| no_progress: no story was marked passing \| session-idle \| \$0\.0100 \|/,
@@ -220,7 +220,7 @@ describe('ralph run with a fake claude: the main paths', () => {
       signal: 'COMPLETE',
       newlyPassing: ['STORY-001'],
     });
-    expect((await loop.argv(2)).argv[1]).toContain('Work on **STORY-002:');
+    expect((await loop.argv(2)).prompt).toContain('Work on **STORY-002:');
     expect(await loop.status()).toMatchObject({ state: 'REACHED_LIMIT', storiesPassing: 1 });
     await expectFilesAgree(loop);
   });

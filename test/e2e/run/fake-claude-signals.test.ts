@@ -98,7 +98,7 @@ describe('ralph run with a fake claude: stopping agents', () => {
     expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain('resuming after iteration 2');
     expect(await loop.calls()).toBe(3);
-    expect((await loop.argv(3)).argv[1]).toContain('Work on **STORY-002:');
+    expect((await loop.argv(3)).prompt).toContain('Work on **STORY-002:');
     expect(await loop.log(3)).toContain('session-3');
     expect(await loop.status()).toMatchObject({
       state: 'COMPLETE',

@@ -111,7 +111,7 @@ describe('ralph run with a fake claude: task-list tampering', () => {
     expect(finished[0]?.detail).toContain('task list restored');
     expect(finished[1]).toMatchObject({ storiesPassing: 1, storiesTotal: 3 });
     // The loop went on after the restore, to the next open story.
-    expect((await loop.argv(2)).argv[1]).toContain('Work on **STORY-002:');
+    expect((await loop.argv(2)).prompt).toContain('Work on **STORY-002:');
 
     const progress = await loop.progress();
     expect(progress).toContain(

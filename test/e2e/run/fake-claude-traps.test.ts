@@ -15,12 +15,12 @@ const AGENT_FIXTURES = resolve(import.meta.dirname, '../../fixtures/agent');
 const fixture = (name: string) => resolve(AGENT_FIXTURES, name);
 const FAST = ['--pause', '0'];
 
-/** Prints the prompt ralph passed (argv-N.json) back as a user line, like a replayed prompt. */
+/** Prints the prompt ralph passed (prompt-N.txt) back as a user line, like a replayed prompt. */
 const ECHO_PROMPT = `node -e '
 const fs = require("fs");
 const dir = process.env.FAKE_CLAUDE_SCRIPT_DIR;
-const { argv } = JSON.parse(fs.readFileSync(dir + "/argv-" + process.env.FAKE_CLAUDE_CALL + ".json", "utf8"));
-const content = [{ type: "text", text: argv[1] }];
+const prompt = fs.readFileSync(dir + "/prompt-" + process.env.FAKE_CLAUDE_CALL + ".txt", "utf8");
+const content = [{ type: "text", text: prompt }];
 console.log(JSON.stringify({ type: "user", message: { role: "user", content }, session_id: "session-echo" }));
 '`;
 
@@ -37,7 +37,7 @@ describe('ralph run with a fake claude: completion and limit traps', () => {
     const run = await loop.run(['run', '-n', '1', ...FAST]);
     expect(run.code, run.stdout + run.stderr).toBe(1);
     // The trap is armed: ralph's prompt holds the promise, and the agent's output repeats it.
-    expect((await loop.argv(1)).argv[1]).toContain('<promise>COMPLETE</promise>');
+    expect((await loop.argv(1)).prompt).toContain('<promise>COMPLETE</promise>');
     const log = await loop.log(1);
     expect(log.split('\n')[1]).toContain('"type":"user"');
     expect(log.match(/<promise>COMPLETE<\/promise>/g)?.length).toBeGreaterThanOrEqual(3);
@@ -68,7 +68,7 @@ describe('ralph run with a fake claude: completion and limit traps', () => {
     // Neither complete (0) nor a usage limit (2): the loop simply went on to the next story.
     expect(run.code, run.stdout + run.stderr).toBe(1);
     expect(await loop.calls()).toBe(2);
-    expect((await loop.argv(2)).argv[1]).toContain('Work on **STORY-002:');
+    expect((await loop.argv(2)).prompt).toContain('Work on **STORY-002:');
     const events = await loop.events();
     expect(ofType(events, 'complete_not_believed')).toEqual([]);
     expect(ofType(events, 'warning')).toEqual([]);

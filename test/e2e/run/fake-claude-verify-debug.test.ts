@@ -90,8 +90,8 @@ describe('ralph verify', () => {
       expect(call.argv).toEqual(
         expect.arrayContaining(['--model', 'opus', '--output-format', 'stream-json']),
       );
-      expect(call.argv[1]).toContain('Goal-backward verification');
-      expect(call.argv[1]).toContain(`- write the report to: ${REPORT}`);
+      expect(call.prompt).toContain('Goal-backward verification');
+      expect(call.prompt).toContain(`- write the report to: ${REPORT}`);
       expect(existsSync(join(loop.dir, 'logs', 'verify.jsonl'))).toBe(true);
     },
   );
@@ -199,7 +199,7 @@ describe('ralph debug', () => {
     expect(second.code).toBe(0);
     expect(second.stdout).toContain('Debug session 2: ROOT_CAUSE_FOUND — found it');
     expect(second.stdout).toContain('root cause: save() drops w on null');
-    expect((await loop.argv(2)).argv[1]).toContain('Session 2. The debug state:');
+    expect((await loop.argv(2)).prompt).toContain('Session 2. The debug state:');
     const state = await readFile(join(loop.repo, STATE), 'utf8');
     expect(state).toContain('## Problem\n\ntests fail after the refactor');
     expect(state).toContain('- H1 session 1: RULED_OUT');

@@ -257,13 +257,13 @@ describe('ralph run with a fake claude: a story rejected again and again', () =>
     expect(run.stdout).toContain('parked stories: STORY-001 (parked by ralph after 2 rejections');
     expect(await loop.calls()).toBe(3);
     const [first, second, third] = await Promise.all([1, 2, 3].map((n) => loop.argv(n)));
-    expect(first?.argv[1]).toMatch(/^# Your job in this session/);
-    expect(second?.argv[1]).toMatch(
+    expect(first?.prompt).toMatch(/^# Your job in this session/);
+    expect(second?.prompt).toMatch(
       /^# ralph rejected STORY-001 1 times: start from a fresh diagnosis/,
     );
-    expect(second?.argv[1]).toContain('multiplies');
+    expect(second?.prompt).toContain('multiplies');
     expect(second?.argv).toContain('opus');
-    expect(third?.argv[1]).toContain('Work on **STORY-002');
+    expect(third?.prompt).toContain('Work on **STORY-002');
     const prd = JSON.parse(await loop.prd()) as {
       userStories: { id: string; passes: boolean; blocked?: string }[];
     };

@@ -72,13 +72,14 @@ export interface AgentCall {
   exit?: number;
 }
 
-/** One line of argv-N.json, as the fake recorded it. */
+/** argv-N.json as the fake recorded it, plus `prompt`: what it got on stdin (prompt-N.txt). */
 export interface FakeCall {
   call: number;
   pid: number;
   cwd: string;
   argv: string[];
   env: { CLAUDECODE: string | null; CLAUDE_CODE_ENTRYPOINT: string | null };
+  prompt: string;
 }
 
 /** The fields of status.json these tests read. */
@@ -188,7 +189,10 @@ export async function createFakeLoop(taskList: readonly StoryInput[] | string): 
       const file = join(scripts, 'calls');
       return existsSync(file) ? Number((await read(file)).trim()) : 0;
     },
-    argv: async (call) => JSON.parse(await read(join(scripts, `argv-${call}.json`))) as FakeCall,
+    argv: async (call) => ({
+      ...(JSON.parse(await read(join(scripts, `argv-${call}.json`))) as Omit<FakeCall, 'prompt'>),
+      prompt: await read(join(scripts, `prompt-${call}.txt`)),
+    }),
     status: async () => JSON.parse(await read(join(dir, 'status.json'))) as StatusFile,
     events: async () =>
       (await read(join(dir, 'events.jsonl')))
@@ -233,7 +237,7 @@ export async function expectFilesAgree(loop: FakeLoop): Promise<void> {
   expect(await loop.calls()).toBe(started.length);
   for (const [index, each] of started.entries()) {
     const { id } = each.story as { id: string };
-    expect((await loop.argv(index + 1)).argv[1]).toContain(`Work on **${id}:`);
+    expect((await loop.argv(index + 1)).prompt).toContain(`Work on **${id}:`);
     expect(existsSync(String(each.logFile))).toBe(true);
   }
 }
