@@ -37,9 +37,10 @@ afterEach(async () => {
 
 /** The result of the tool call whose command matched, or undefined when it was not made yet. */
 function resultOf(request: ParsedRequest, matches: (command: string) => boolean) {
-  const use = request
-    .toolUses()
-    .findLast((u) => matches(String((u.input as { command?: unknown }).command ?? '')));
+  const use = request.toolUses().findLast((u) => {
+    const command = (u.input as { command?: unknown }).command;
+    return typeof command === 'string' && matches(command);
+  });
   if (use === undefined) return undefined;
   return request.toolResults().find((r) => r.tool_use_id === use.id);
 }
