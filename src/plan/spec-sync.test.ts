@@ -144,7 +144,7 @@ describe('checkSpecSync: sync scenarios', () => {
         severity: 'warning',
         storyId: 'STORY-009',
         message: 'STORY-009 in prd.json (passes: false) not found in spec.md (orphaned story)',
-        hint: 'add it to spec.md, or run `ralph sync` to regenerate prd.json from spec.md to drop it',
+        hint: 'add it to spec.md, or drop it with `ralph sync --confirm-orphan-removal`',
       },
     ]);
     const done = { ...open, passes: true };

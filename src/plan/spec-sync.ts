@@ -194,7 +194,7 @@ function checkStories(spec: Spec, stories: Story[], names: SyncNames): SyncFindi
         severity: 'warning',
         storyId: story.id,
         message: `${story.id} in ${names.list} (passes: false) not found in ${names.spec} (orphaned story)`,
-        hint: `add it to ${names.spec}, or ${REGENERATE(names)} to drop it`,
+        hint: `add it to ${names.spec}, or drop it with \`ralph sync --confirm-orphan-removal\``,
       });
     }
   }
