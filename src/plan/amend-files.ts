@@ -115,9 +115,11 @@ export async function writeAmendment(
 /** Appends an entry on a line of its own (progress.txt is append-only: never rewritten). */
 export async function appendProgress(path: string, before: string, entry: string): Promise<void> {
   const lead = before === '' || before.endsWith('\n') ? '' : '\n';
+  // The previous entry's closing `---` also opens this one: no doubled separator.
+  const text = before.trimEnd().endsWith('---') ? entry.replace(/^---\n/, '') : entry;
   const handle = await openForAppend(path);
   try {
-    await handle.write(`${lead}${before === '' ? '' : '\n'}${entry}`);
+    await handle.write(`${lead}${before === '' ? '' : '\n'}${text}`);
   } finally {
     await handle.close();
   }

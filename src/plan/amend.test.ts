@@ -95,7 +95,29 @@ describe('amend add', () => {
     });
     expect(second.storyIds).toEqual(['STORY-002.2']);
     expect(second.amendmentId).toBe('AMD-002');
+    expect(second.warnings).toEqual([
+      'STORY-002.1 already follow STORY-002: STORY-002.2 comes after them',
+    ]);
+    const order = (JSON.parse(second.prdText) as { userStories: { id: string }[] }).userStories;
+    expect(order.map((s) => s.id)).toEqual([
+      'STORY-001',
+      'STORY-002',
+      'STORY-002.1',
+      'STORY-002.2',
+      'STORY-003',
+    ]);
     expectValid(second);
+  });
+
+  it('keeps a CRLF spec.md CRLF, and one without a final newline without one', () => {
+    const crlf = SPEC.replaceAll('\n', '\r\n');
+    const outcome = addStory(filesOf(crlf), { title: 'T', description: 'D', criteria: ['C'] });
+    expect(outcome.specText.startsWith(crlf.trimEnd())).toBe(true);
+    expect(outcome.specText.replaceAll('\r\n', '')).not.toContain('\n');
+    expectValid(outcome);
+    const bare = SPEC.trimEnd();
+    const noFinal = addStory(filesOf(bare), { title: 'T', description: 'D', criteria: ['C'] });
+    expect(noFinal.specText.endsWith('- [ ] C\n\n**Priority:** 4')).toBe(true);
   });
 
   it('warns when every story passes: the feature becomes incomplete', () => {

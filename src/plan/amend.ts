@@ -6,6 +6,7 @@ import type { PlainJson } from './json-array-edit.js';
 import type { TaskListDocument } from './read.js';
 import { parseSpec, type Spec } from './spec.js';
 import { appendToSection, joinSpec, renderStory, splitSpec, storyBlocks } from './spec-text.js';
+import { compareStoryIds } from './story-id.js';
 import type { Story } from './types.js';
 import type { JsonValue } from './write.js';
 
@@ -119,6 +120,17 @@ export function addStory(files: AmendFiles, request: AddRequest): AmendOutcome {
   const time = amendmentTime(files.now);
   const reason = request.reason ?? request.description;
   const warnings: string[] = [];
+  // Ids are never renumbered: stories already inserted after the anchor stay before the new one.
+  const between =
+    after === undefined
+      ? []
+      : stories.filter((s) => compareStoryIds(s.id, after) > 0 && compareStoryIds(s.id, id) < 0);
+  const placeAfter = [...between].sort((a, b) => compareStoryIds(a.id, b.id)).at(-1)?.id ?? after;
+  if (between.length > 0) {
+    warnings.push(
+      `${between.map((s) => s.id).join(', ')} already follow ${after ?? ''}: ${id} comes after them`,
+    );
+  }
   if (stories.length > 0 && stories.every((s) => s.passes)) {
     warnings.push(
       `all ${String(stories.length)} stories pass: adding ${id} marks the feature incomplete, and it needs another \`ralph run\``,
@@ -146,7 +158,7 @@ export function addStory(files: AmendFiles, request: AddRequest): AmendOutcome {
     notes: '',
     amendment: { id: amd, type: 'add', timestamp: time, reason },
   };
-  const prdText = changePrd(files.prd, { insert: [{ after, value }] });
+  const prdText = changePrd(files.prd, { insert: [{ after: placeAfter, value }] });
   const entry = progressEntry({
     id: amd,
     time,
