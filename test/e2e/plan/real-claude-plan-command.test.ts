@@ -6,6 +6,7 @@ import type { ParsedRequest } from '../fake-anthropic/conversation.js';
 import { bash, reply, write } from '../fake-anthropic/script.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic/server.js';
 import type { ScriptResult } from '../fake-anthropic/types.js';
+import { PRD, PROGRESS, SPEC } from '../../fixtures/plan-feature.js';
 import { runRalph, testEnv } from '../harness.js';
 import { claudeEnv, makeSandbox, type Sandbox } from '../real-claude/env.js';
 import { runClaude } from '../real-claude/run-claude.js';
@@ -191,6 +192,61 @@ describe('/ralph-plan through the real Claude Code CLI', () => {
 
       const validate = await runRalph(['validate'], repo, testEnv(join(root, 'home')));
       expect(validate.stdout).toContain('✓ Sync check passed');
+      expect(validate.code, validate.stdout).toBe(0);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    '/ralph-amend add: the model reads the status and the command records the amendment',
+    async () => {
+      box = makeSandbox('ralph-amend-cmd-');
+      const { repo, root } = box;
+      execFileSync('git', ['checkout', '-q', '-b', 'feature/csv'], { cwd: repo });
+      const loop = join(repo, '.ralph', 'feature-csv');
+      mkdirSync(loop, { recursive: true });
+      writeFileSync(join(loop, 'spec.md'), SPEC);
+      writeFileSync(join(loop, 'prd.json'), PRD);
+      writeFileSync(join(loop, 'progress.txt'), PROGRESS);
+      fake = await startFakeAnthropic((request) => {
+        if (request.tools.length === 0) return 'ok';
+        const prompt = request.firstUserText();
+        const ralph = /`([^`]+?) amend status`/.exec(prompt)?.[1];
+        if (!prompt.includes('# /ralph-amend') || ralph === undefined) return 'no instructions';
+        const status = resultOf(request, (c) => c === `${ralph} amend status`);
+        if (status === undefined) return reply(bash(`${ralph} amend status`));
+        const add = resultOf(request, (c) => c.startsWith(`${ralph} amend add`));
+        if (add === undefined) {
+          // The next id comes from what status printed, not from the script.
+          const next = /Next amendment id: (AMD-\d+)/.exec(status.content)?.[1] ?? '?';
+          return reply(
+            `Recording ${next}.`,
+            bash(
+              `${ralph} amend add --title 'Export data as CSV' --description 'As a user I want CSV' --criterion 'Export button visible' --criterion 'Typecheck passes' --reason 'reporting'`,
+            ),
+          );
+        }
+        return add.content.includes('AMD-001: added STORY-004') ? 'Amended: AMD-001' : 'failed';
+      });
+      const env = claudeEnv({ baseUrl: fake.url, root });
+      expect((await runRalph(['setup'], repo, env)).code).toBe(0);
+
+      const run = await runClaude({
+        cwd: repo,
+        env,
+        prompt: '/ralph-amend add Users need CSV export',
+        timeoutMs: 60_000,
+      });
+      expect(fake.scriptErrors).toEqual([]);
+      expect(run.result?.result, run.stdout.slice(-2000)).toBe('Amended: AMD-001');
+      const prd = JSON.parse(readFileSync(join(loop, 'prd.json'), 'utf8')) as {
+        userStories: { id: string; amendment?: { id: string } }[];
+      };
+      expect(prd.userStories.at(-1)).toMatchObject({
+        id: 'STORY-004',
+        amendment: { id: 'AMD-001' },
+      });
+      const validate = await runRalph(['validate'], repo, testEnv(join(root, 'home')));
       expect(validate.code, validate.stdout).toBe(0);
     },
     TIMEOUT,
