@@ -92,7 +92,7 @@ describe('checkSpecSync: sync scenarios', () => {
         severity: 'error',
         storyId: 'STORY-002.1',
         message: 'STORY-002.1 in spec.md not found in prd.json',
-        hint: 'regenerate prd.json from spec.md (or add the story to prd.json)',
+        hint: 'run `ralph sync` to regenerate prd.json from spec.md (or add the story to prd.json)',
         location: { file: '.ralph/feature-user-auth/spec.md', line: 83 },
       },
     ]);
@@ -144,7 +144,7 @@ describe('checkSpecSync: sync scenarios', () => {
         severity: 'warning',
         storyId: 'STORY-009',
         message: 'STORY-009 in prd.json (passes: false) not found in spec.md (orphaned story)',
-        hint: 'add it to spec.md, or regenerate prd.json from spec.md to drop it',
+        hint: 'add it to spec.md, or drop it with `ralph sync --confirm-orphan-removal`',
       },
     ]);
     const done = { ...open, passes: true };

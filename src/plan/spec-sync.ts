@@ -28,7 +28,8 @@ export interface SyncNames {
   list: string;
 }
 
-const REGENERATE = (n: SyncNames): string => `regenerate ${n.list} from ${n.spec}`;
+const REGENERATE = (n: SyncNames): string =>
+  `run \`ralph sync\` to regenerate ${n.list} from ${n.spec}`;
 
 function namesOf(spec: Spec, taskList: TaskList, options: SyncOptions): SyncNames {
   const fallback = taskList.format.startsWith('prd') ? 'prd.json' : 'feature_list.json';
@@ -38,6 +39,19 @@ function namesOf(spec: Spec, taskList: TaskList, options: SyncOptions): SyncName
 /** NFC and single spaces, so that invisible differences (CRLF, wrapping, composed accents) never count. */
 function normalise(text: string): string {
   return text.normalize('NFC').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * A criterion as compared: also without a bullet or checkbox someone typed into prd.json and
+ * without a trailing period, because `- [ ] Typecheck passes.` and `Typecheck passes` are the
+ * same requirement and a sync error for them only teaches people to skip the check.
+ */
+export function normaliseCriterion(text: string): string {
+  return normalise(text)
+    .replace(/^(?:[-*+•]|\d+[.)])\s+/, '')
+    .replace(/^\[[ xX]\]\s*/, '')
+    .replace(/[.;]+$/, '')
+    .trim();
 }
 
 function quote(text: string): string {
@@ -54,7 +68,8 @@ export function firstCriteriaDifference(
   for (let i = 0; i < length; i++) {
     const a = specCriteria[i];
     const b = listCriteria[i];
-    if (a !== undefined && b !== undefined && normalise(a) === normalise(b)) continue;
+    if (a !== undefined && b !== undefined && normaliseCriterion(a) === normaliseCriterion(b))
+      continue;
     const side = (name: string, text: string | undefined): string =>
       `${name} ${text === undefined ? '(none)' : quote(text)}`;
     return `criterion ${i + 1}: ${side(names.spec, a)}, ${side(names.list, b)}`;
@@ -179,7 +194,7 @@ function checkStories(spec: Spec, stories: Story[], names: SyncNames): SyncFindi
         severity: 'warning',
         storyId: story.id,
         message: `${story.id} in ${names.list} (passes: false) not found in ${names.spec} (orphaned story)`,
-        hint: `add it to ${names.spec}, or ${REGENERATE(names)} to drop it`,
+        hint: `add it to ${names.spec}, or drop it with \`ralph sync --confirm-orphan-removal\``,
       });
     }
   }

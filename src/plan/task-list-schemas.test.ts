@@ -38,6 +38,23 @@ describe('task list schemas', () => {
     expect(schema.safeParse(value).success).toBe(true);
   });
 
+  it('accept the amendment metadata ralph amend writes', () => {
+    const amended = {
+      id: 'STORY-003',
+      amendment: {
+        id: 'AMD-002',
+        type: 'correct',
+        timestamp: '2026-01-09T15:10:00Z',
+        reason: 'Email validation was underspecified',
+        changes: {
+          acceptanceCriteria: { before: ['Email field is required'], after: ['RFC 5322'] },
+          passesReset: true,
+        },
+      },
+    };
+    expect(prdStorySchema.parse(amended)).toEqual(amended);
+  });
+
   it('let unknown fields through untouched', () => {
     const story = { id: 'S-1', labels: ['x'], checkpoint: true, nested: { a: 1 } };
     expect(prdStorySchema.parse(story)).toEqual(story);
@@ -50,6 +67,8 @@ describe('task list schemas', () => {
       { id: 'S-1', acceptanceCriteria: 'works' },
       { id: 'S-1', mcpServers: 'github' },
       { id: 'S-1', amendment: { id: 'A', type: 'rewrite' } },
+      { id: 'S-1', amendment: { id: 'A', type: 'correct', changes: { passesReset: 'yes' } } },
+      { id: 'S-1', amendment: { id: 'A', type: 'correct', changes: { title: 'new' } } },
       { id: '' },
       { title: 'no id' },
     ]) {

@@ -30,12 +30,29 @@ const notes = z
 
 const dependsOn = strings.describe('Ids of stories that must pass before this one starts');
 
+const beforeAfter = z
+  .looseObject({
+    before: z.unknown().optional().describe('The value before the correction'),
+    after: z.unknown().optional().describe('The value after it'),
+  })
+  .describe('One corrected field');
+
+/** What `ralph amend correct` records; other fields a tool adds are kept as they are. */
+export const amendmentChangesSchema = z.looseObject({
+  title: beforeAfter.optional(),
+  description: beforeAfter.optional(),
+  acceptanceCriteria: beforeAfter.optional(),
+  passesReset: z.boolean().optional().describe('true when the correction reset passes to false'),
+});
+
 export const amendmentSchema = z.looseObject({
-  id: z.string().describe('Amendment id, e.g. "AMD-001"'),
+  id: z.string().describe('Amendment id, e.g. "AMD-001"; never reused within a feature'),
   type: z.enum(['add', 'correct', 'remove']).describe('What the amendment did to the story'),
   timestamp: z.string().optional().describe('ISO 8601 time of the amendment'),
   reason: z.string().optional().describe('Why the story was amended'),
-  changes: z.unknown().optional().describe('What changed, in the amending tool’s own shape'),
+  changes: amendmentChangesSchema
+    .optional()
+    .describe('For corrections: each changed field before and after, and whether passes was reset'),
 });
 
 /** Fields shared by every format's items; readers map them onto the Story model. */

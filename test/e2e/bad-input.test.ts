@@ -227,6 +227,8 @@ describe('command line', () => {
     'verify',
     'debug',
     'sandbox',
+    'amend',
+    'sync',
   ];
 
   it('--help lists every command, and each command has its own help', async () => {
@@ -256,6 +258,7 @@ describe('command line', () => {
       'verify',
       'debug',
       'sandbox',
+      'sync',
     ])
       expect(helps.get(command), command).toContain('[dir]');
   });

@@ -1,6 +1,6 @@
 import { Command } from '@commander-js/extra-typings';
 import { readFile } from 'node:fs/promises';
-import { relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import {
   chooseStopHookCommand,
   isRalphStopHook,
@@ -15,7 +15,8 @@ import {
 } from '../../session-loop/settings-installer.js';
 import { installGuardSettings } from '../../guard/setup-settings.js';
 import { RalphError } from '../../util/errors.js';
-import { writeLine, type CliContext, type SetExitCode } from '../context.js';
+import { homeDirOf, writeLine, type CliContext, type SetExitCode } from '../context.js';
+import { setupCommands } from './setup-commands.js';
 import { reportError } from '../exit.js';
 
 /** `ralph setup --guard | --stop-hook | --plugin`: connects Claude Code sessions to ralph. Idempotent. */
@@ -27,6 +28,9 @@ export function setupCommand(context: CliContext, setExitCode: SetExitCode) {
         'and prints every entry it adds. For `ralph loop`: --stop-hook adds the Stop hook to ' +
         '.claude/settings.local.json, keeping everything else there; --plugin writes a Claude Code ' +
         'plugin (slash commands /ralph-loop, /start-loop, /list, /cancel-ralph, /help and the hook). ' +
+        '--commands (also what a plain `ralph setup` does) installs the planning slash commands ' +
+        '/ralph-plan, /ralph-amend and /ralph-prd into .claude/commands/ (~/.claude/commands/ with ' +
+        '--user); a command file you changed is kept unless --force. ' +
         'Running it again changes nothing. The hook command is `ralph stop-hook` when this ralph is ' +
         'on PATH, else the absolute `node …/dist/cli/bin.cjs stop-hook` of this installation.',
     )
@@ -36,6 +40,9 @@ export function setupCommand(context: CliContext, setExitCode: SetExitCode) {
       '--guard',
       "add ralph's guard (the PreToolUse hook `ralph guard`) and the plan's allow/deny lists to .claude/settings.local.json",
     )
+    .option('--commands', 'install the /ralph-plan, /ralph-amend and /ralph-prd slash commands')
+    .option('--user', 'with --commands: into ~/.claude/commands/ instead of the project')
+    .option('--force', 'with --commands: replace command files you changed')
     .option('--dir <dir>', 'where --plugin writes the plugin')
     .option(
       '--hook-command <command>',
@@ -43,6 +50,22 @@ export function setupCommand(context: CliContext, setExitCode: SetExitCode) {
     )
     .action(async (options) => {
       try {
+        const plain =
+          options.guard !== true &&
+          options.stopHook !== true &&
+          options.plugin !== true &&
+          options.commands !== true;
+        if (options.commands === true || plain) {
+          const hook = await hookCommand(options.hookCommand, context);
+          const dir =
+            options.user === true
+              ? userCommandsDir(context)
+              : join(await projectDirOf(context.cwd), '.claude', 'commands');
+          await setupCommands(dir, hook.prefix, context, { force: options.force === true });
+          if (options.guard !== true && options.stopHook !== true && options.plugin !== true) {
+            return;
+          }
+        }
         if (options.guard === true) {
           const hook = await hookCommand(options.hookCommand, context);
           await setupGuard(await projectDirOf(context.cwd), hook, context);
@@ -71,6 +94,14 @@ export function setupCommand(context: CliContext, setExitCode: SetExitCode) {
         setExitCode(reportError(error, context, false));
       }
     });
+}
+
+/** Claude Code reads user commands from $CLAUDE_CONFIG_DIR/commands, else ~/.claude/commands. */
+function userCommandsDir(context: CliContext): string {
+  const config = context.env.CLAUDE_CONFIG_DIR;
+  return config !== undefined && config !== ''
+    ? join(config, 'commands')
+    : join(homeDirOf(context), '.claude', 'commands');
 }
 
 async function setupGuard(projectDir: string, hook: StopHookCommand, context: CliContext) {
