@@ -120,6 +120,15 @@ describe('amend add', () => {
     expect(noFinal.specText.endsWith('- [ ] C\n\n**Priority:** 4')).toBe(true);
   });
 
+  it('keeps odd criteria text in sync between the two files', () => {
+    const criteria = ['```', '# not a heading', '- [x] typed bullet', 'Ends with a period.'];
+    const outcome = addStory(filesOf(), { title: '## T', description: '- d', criteria });
+    expect(storyOf(outcome, 'STORY-004')?.acceptanceCriteria).toEqual(criteria);
+    expectValid(outcome);
+    const spec = parseSpec(outcome.specText, 'spec.md');
+    expect(spec.stories.at(-1)?.acceptanceCriteria).toHaveLength(4);
+  });
+
   it('warns when every story passes: the feature becomes incomplete', () => {
     const allPass = PRD.replace('"passes": false', '"passes": true');
     const outcome = addStory(filesOf(SPEC, allPass), {

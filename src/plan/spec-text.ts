@@ -196,10 +196,15 @@ export function storyPriority(lines: readonly string[], block: StoryBlock): numb
   return undefined;
 }
 
-/** Makes one line of user text safe inside a Markdown block: never a heading, fence or rule. */
+/** User text on one line, for the end of a heading or a bullet (where it cannot start a block). */
 export function inlineText(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return /^(#|`{3}|~{3}|---|<!--)/.test(flat) ? `\\${flat}` : flat;
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** User text as a line of its own: never a heading, fence, rule, list item or comment. */
+export function paragraphText(text: string): string {
+  const flat = inlineText(text);
+  return /^(#|`{3}|~{3}|---|<!--|[-*+] |\d+[.)] )/.test(flat) ? `\\${flat}` : flat;
 }
 
 export interface StoryMarkdown {
@@ -213,7 +218,7 @@ export interface StoryMarkdown {
 /** A story as spec.md writes it, under a heading of `level` (3 in User Stories, 4 in Amendments). */
 export function renderStory(story: StoryMarkdown, level: number): string[] {
   const lines = [`${'#'.repeat(level)} ${story.id}: ${inlineText(story.title)}`, ''];
-  const description = inlineText(story.description);
+  const description = paragraphText(story.description);
   if (description !== '') lines.push(description, '');
   lines.push('**Acceptance Criteria:**', '');
   for (const criterion of story.acceptanceCriteria) lines.push(`- [ ] ${inlineText(criterion)}`);

@@ -2,6 +2,7 @@ import type { TaskListDocument } from './read.js';
 import {
   appendToSection,
   inlineText,
+  paragraphText,
   joinSpec,
   renderStory,
   replaceLines,
@@ -39,7 +40,7 @@ export function specFromPrd(doc: TaskListDocument, now: Date): SyncOutcome {
     '',
     '## Problem Statement',
     '',
-    inlineText(doc.taskList.description ?? title),
+    paragraphText(doc.taskList.description ?? title),
     '',
     '## Success Criteria',
     '',

@@ -168,4 +168,12 @@ describe('ralph sync (built binary)', () => {
     expect(JSON.parse(await read('prd.json'))).toMatchObject({ description: 'CSV export' });
     await expectValidates(ralph);
   });
+
+  it('refuses to write a prd.json beside a feature_list.json', async () => {
+    const { dir, ralph } = await feature({ prd: '' });
+    await writeFile(join(dir, 'feature_list.json'), '[]\n');
+    const sync = await ralph('sync');
+    expect(sync.code).toBe(2);
+    expect(sync.stderr).toContain('uses feature_list.json, not prd.json');
+  });
 });

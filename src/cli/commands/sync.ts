@@ -6,7 +6,7 @@ import { readTaskListFile } from '../../plan/read.js';
 import { prdFromSpec, syncPrdFromSpec, type SyncOutcome } from '../../plan/sync-prd.js';
 import { specFromPrd, syncSpecFromPrd } from '../../plan/sync-spec.js';
 import { writeFileAtomic } from '../../state/atomic-write.js';
-import { resolveLoopDir } from '../../state/paths.js';
+import { isFile, loopPaths, resolveLoopDir } from '../../state/paths.js';
 import { RalphError } from '../../util/errors.js';
 import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { ExitCode, reportError } from '../exit.js';
@@ -91,7 +91,19 @@ async function toPrd(
       cause: error,
     });
   });
-  if (before === undefined) return prdFromSpec(specText, paths.spec, new Date());
+  if (before === undefined) {
+    // A second task list beside feature_list.json would leave the loop two sources of truth.
+    if (await isFile(loopPaths(paths.dir).featureList)) {
+      throw new RalphError(
+        'INVALID_TASK_LIST',
+        `${paths.dir} uses feature_list.json, not prd.json`,
+        {
+          hint: 'ralph sync keeps prd.json in line with spec.md; convert the feature list to a prd.json first',
+        },
+      );
+    }
+    return prdFromSpec(specText, paths.spec, new Date());
+  }
   return syncPrdFromSpec(specText, paths.spec, await readTaskListFile(paths.prd), request);
 }
 
