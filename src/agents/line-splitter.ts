@@ -118,7 +118,7 @@ export function createLineCapper(maxLineBytes: number): LineCapper {
 function tailIfAllFit(chunk: Buffer, pending: number, max: number): number | undefined {
   let length = pending;
   let start = 0;
-  for (let newline = chunk.indexOf(NEWLINE); newline !== -1; ) {
+  for (let newline = chunk.indexOf(NEWLINE); newline !== -1;) {
     if (length + newline - start > max) return undefined;
     length = 0;
     start = newline + 1;

@@ -27,4 +27,13 @@ describe('checkTaskListChange', () => {
       kept: ['STORY-001 passes: true'],
     });
   });
+
+  it('keeps the passes that are still readable in a task list the agent left torn', () => {
+    const whole = text('the plan', 'First', true);
+    const check = checkTaskListChange(before, whole.slice(0, whole.indexOf('"notes"')));
+    expect(check).toMatchObject({ ok: false, kept: ['STORY-001 passes: true'] });
+    if (check.ok) return;
+    expect(check.problems[0]).toMatch(/^left the task list unreadable/);
+    expect(check.restoredText).toBe(whole);
+  });
 });

@@ -1,3 +1,4 @@
+import { terminalText } from '../../util/control-chars.js';
 import { escapeXml } from './chart.js';
 
 /** One iteration's log as a page: the rendered lines, escaped, with a way back and to the raw file. */
@@ -15,7 +16,8 @@ export function logPage(input: {
   const back = new URLSearchParams({ loop: input.loopId });
   const title = `iteration ${input.iteration}${input.attempt > 1 ? `, attempt ${input.attempt}` : ''}`;
   const body = input.lines
-    .map((line) => `<span class="${lineClass(line)}">${escapeXml(line)}</span>`)
+    // Control characters and bidi overrides shown as escapes, as in `ralph logs`.
+    .map((line) => `<span class="${lineClass(line)}">${escapeXml(terminalText(line))}</span>`)
     .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeXml(`${input.loopId}: ${title}`)}</title>

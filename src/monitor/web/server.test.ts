@@ -100,7 +100,7 @@ describe('web dashboard', () => {
     const started = Date.now();
     await appendFile(
       join(loopA, 'events.jsonl'),
-      `${JSON.stringify({ type: 'warning', at: '2026-11-22T10:03:00.000Z', message: 'disk almost full' })}\n`,
+      `${JSON.stringify({ type: 'warning', at: '2026-11-22T10:03:00.000Z', message: 'disk almost full \u001b[2J\u202e' })}\n`,
     );
     const id = String(SAMPLE_EVENTS.length + 1);
     await stream.waitFor((messages) => loopEvents(messages).some((each) => each.id === id));
@@ -109,7 +109,8 @@ describe('web dashboard', () => {
     console.log(`SSE: event at the client ${latency} ms after it was appended`);
     expect(JSON.parse(loopEvents(stream.messages).at(-1)?.data ?? '{}')).toMatchObject({
       kind: 'warn',
-      text: '⚠ disk almost full',
+      // Escape sequences and bidi overrides are shown, never passed on raw.
+      text: '⚠ disk almost full \\u001b[2J\\u202e',
     });
     await stream.waitFor(
       (messages) => messages.filter((each) => each.event === 'view').length >= 2,

@@ -101,6 +101,12 @@ describe('ralph run with a fake claude: a kill mid-write of the task list', () =
     await mkdir(lockTemp);
     await writeFile(join(lockTemp, 'holder-0123456789abcdef.json'), `{"pid": ${first.pid}}`);
 
+    // validate says what the run will do, and touches nothing.
+    const torn = await loop.prd();
+    const validate = await loop.run(['validate', LOOP_ARG]);
+    expect(validate.stdout).toMatch(/prd\.json is invalid; ralph run restores it/);
+    expect(await loop.prd()).toBe(torn);
+
     const second = await loop.run(['run', LOOP_ARG]);
     expect(second.stderr).not.toMatch(/internal error/);
     expect(second.code, second.stdout + second.stderr).toBe(0);

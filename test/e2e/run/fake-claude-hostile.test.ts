@@ -12,6 +12,7 @@ import { createFakeLoop, passing, prdText, story } from './fake-loop.js';
 const HOSTILE =
   '\u001b]52;c;cm0gLXJmIH4=\u0007 \u001b[2J\u001b[H \u001b]0;pwned\u0007 \u009b31m \u202egnp.exe';
 // Any of these raw in a view is a failure: ESC, BEL, C1 CSI/OSC, the bidi override.
+// eslint-disable-next-line no-control-regex -- finding raw control characters is the point
 const RAW = /[\u001b\u0007\u009b\u009d\u202e]/;
 
 describe('ralph run with a fake claude: escape sequences in agent text, titles and notes', () => {
