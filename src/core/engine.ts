@@ -15,6 +15,7 @@ import type { LoopContext, LoopDependencies, LoopOptions, LoopResult, Stop } fro
 import { interrupted } from './loop-types.js';
 import { selectModel } from './model-select.js';
 import { buildPrompt } from './prompt.js';
+import { memoriesForPrompt, tidyMemories } from './memory-upkeep.js';
 import { openSafetySession, type SafetySession } from './safety-session.js';
 import { pivotFor } from './pivot.js';
 import { finalQualityCheck } from './verify.js';
@@ -220,7 +221,8 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
           specsDir: options.hasSpecsDir ? `${shown(paths.specsDir)}/` : undefined,
         },
         checksOf(story, options),
-      );
+      ) +
+      (await memoriesForPrompt(ctx, story, shown));
     await callUserHook(ctx, 'pre_iteration', iterationVariables(iteration, story));
     let outcome;
     try {
@@ -243,6 +245,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     // Stopped before its agent ever started (a wait interrupted, the budget): not an iteration.
     const ran = outcome.kind === 'done' || outcome.started;
     if (!ran) iteration -= 1;
+    else await tidyMemories(ctx);
     // Read through a call: TypeScript would keep the loop top's narrowing across the awaits.
     if (ran && !isAborted(deps.signal)) {
       await callUserHook(ctx, 'post_iteration', {

@@ -53,6 +53,7 @@ describe('config schema', () => {
       guard: { enabled: true },
       notify: { desktop: true, bell: true },
       hooks: { enabled: true, timeoutSeconds: 60 },
+      memory: { tokenBudget: 2000, injection: 'auto' },
     });
   });
 
@@ -181,6 +182,8 @@ describe('CONFIG_KEYS', () => {
       ['notify.bell', 'boolean', 'RALPH_NOTIFY_BELL'],
       ['hooks.enabled', 'boolean', 'RALPH_HOOKS_ENABLED'],
       ['hooks.timeoutSeconds', 'number', 'RALPH_HOOKS_TIMEOUT_SECONDS'],
+      ['memory.tokenBudget', 'number', 'RALPH_MEMORY_TOKEN_BUDGET'],
+      ['memory.injection', 'string', 'RALPH_MEMORY_INJECTION'],
     ]);
   });
 

@@ -19,6 +19,7 @@ import { DEFAULT_PROTECTED_BRANCHES } from './paths.js';
 import { GUARD_SETTINGS } from './guard-config-schema.js';
 import { SANDBOX_SETTINGS } from './sandbox-config-schema.js';
 import { HOOKS_SETTINGS } from './hooks-config-schema.js';
+import { MEMORY_SETTINGS } from './memory-config-schema.js';
 import { NOTIFY_SETTINGS } from './notify-config-schema.js';
 import { SAFETY_SETTINGS } from './safety-config-schema.js';
 import { QUALITY_CHECKS_SETTING, VERIFY_SETTINGS } from './verify-config-schema.js';
@@ -113,6 +114,7 @@ export const CONFIG_TABLE = {
   sandbox: SANDBOX_SETTINGS,
   notify: NOTIFY_SETTINGS,
   hooks: HOOKS_SETTINGS,
+  memory: MEMORY_SETTINGS,
 };
 
 export const configFileSchema = fileSchemaOf(CONFIG_TABLE).describe(

@@ -1,5 +1,6 @@
 import { relative } from 'node:path';
 import { selectModel } from '../../core/model-select.js';
+import { readMemorySection } from '../../core/memory-section.js';
 import { buildPrompt } from '../../core/prompt.js';
 import { nextStory, summarise } from '../../plan/order.js';
 import { readTaskListFile } from '../../plan/read.js';
@@ -42,6 +43,7 @@ export async function printDryRun(
     },
   };
   if (story !== undefined && plan.model !== null) {
+    const memories = await dryRunMemories(prepared, story, shown);
     const prompt = buildPrompt(
       options.promptTemplate,
       story,
@@ -53,9 +55,9 @@ export async function printDryRun(
       },
       [...plan.verification.verify, ...Object.values(plan.verification.qualityChecks)],
     );
-    plan.promptBytes = Buffer.byteLength(prompt);
+    plan.promptBytes = Buffer.byteLength(prompt + memories);
     const line = agent.commandLine({
-      prompt,
+      prompt: prompt + memories,
       cwd: options.cwd,
       model: plan.model.model,
       mcpServers: story.mcpServers,
@@ -67,7 +69,7 @@ export async function printDryRun(
     // The prompt is long; show its size instead of the text.
     plan.command = {
       command: line.command,
-      args: line.args.map((arg) => (arg === prompt ? '<prompt>' : arg)),
+      args: line.args.map((arg) => (arg === prompt + memories ? '<prompt>' : arg)),
     };
   }
   // What a run would show as warning events: on stderr, so stdout stays the plan (and --json).
@@ -102,6 +104,19 @@ export async function printDryRun(
     out,
     `Command:        ${[plan.command.command, ...plan.command.args].map(quote).join(' ')}`,
   );
+}
+
+/** The memories section the engine would append (memory-upkeep.ts), its warning shown as a run's. */
+async function dryRunMemories(
+  prepared: RunPlan,
+  story: Parameters<typeof readMemorySection>[1],
+  shown: (path: string) => string,
+): Promise<string> {
+  const settings = prepared.options.memory;
+  if (settings === undefined) return '';
+  const section = await readMemorySection(settings, story, shown);
+  if (section.warning !== undefined) prepared.warnings.push(section.warning);
+  return section.text;
 }
 
 function quote(arg: string): string {
