@@ -213,6 +213,7 @@ describe('command line', () => {
     'validate',
     'status',
     'evidence',
+    'memory',
     'setup',
     'loop',
     'stop-hook',
