@@ -214,6 +214,7 @@ describe('command line', () => {
     'status',
     'evidence',
     'memory',
+    'templates',
     'setup',
     'loop',
     'stop-hook',

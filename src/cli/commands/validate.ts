@@ -10,6 +10,7 @@ import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { ExitCode, reportError } from '../exit.js';
 import { markLine, useColor, writeJson } from '../output.js';
 import { loadCommandConfig } from '../settings.js';
+import { printTemplateHint } from './templates.js';
 
 export function validateCommand(context: CliContext, setExitCode: SetExitCode) {
   return new Command('validate')
@@ -41,6 +42,7 @@ export function validateCommand(context: CliContext, setExitCode: SetExitCode) {
           });
         } else {
           printReport(report, context);
+          await printTemplateHint(context, report.loopDir);
         }
         setExitCode(report.ok ? ExitCode.ok : ExitCode.invalidInput);
       } catch (error) {
