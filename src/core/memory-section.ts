@@ -42,7 +42,7 @@ export function memorySection(input: MemorySectionInput): string {
     input.featureFile,
     ...(input.projectFile === undefined ? [] : [input.projectFile]),
   ];
-  const record = `To keep a reusable learning for later iterations, append it to ${input.featureFile} under its heading (## Patterns, ## Decisions, ## Fixes or ## Context) as \`- [tags: tag1,tag2] what you learned\`; ralph adds the date.`;
+  const record = `To keep a reusable learning for later iterations, append it to ${input.featureFile} under its heading (## Patterns, ## Decisions, ## Fixes or ## Context; add the heading if the file lacks it) as \`- [tags: tag1,tag2] what you learned\`; ralph adds the date.`;
   const lines = ['', '## Memories', ''];
   if (input.injection === 'manual' && input.storyTags.length === 0) {
     lines.push(
@@ -112,8 +112,10 @@ function fitBudget(
 
 function byRelevance(a: ScopedEntry, b: ScopedEntry): number {
   if (a.scope !== b.scope) return a.scope === 'feature' ? -1 : 1;
-  const time = (b.timestamp ?? '').localeCompare(a.timestamp ?? '');
-  return time !== 0 ? time : b.line - a.line;
+  // ISO times in one format order as strings; localeCompare would cost ICU collation per pair.
+  const [x, y] = [a.timestamp ?? '', b.timestamp ?? ''];
+  if (x !== y) return x < y ? 1 : -1;
+  return b.line - a.line;
 }
 
 /**

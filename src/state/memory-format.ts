@@ -127,10 +127,10 @@ function parseEntry(
     if (bracket === null) break;
     const inner = (bracket[1] ?? '').trim();
     const tagList = /^tags?[ \t]*:(.*)$/i.exec(inner);
+    const time = tagList === null && timestamp === undefined ? canonicalTime(inner) : undefined;
     if (tagList !== null && tags === undefined) tags = tagsOf(tagList[1] ?? '');
-    else if (timestamp === undefined && canonicalTime(inner) !== undefined) {
-      timestamp = canonicalTime(inner);
-    } else break;
+    else if (time !== undefined) timestamp = time;
+    else break;
     rest = rest.slice(bracket[0].length);
   }
   const text = rest.trim();
@@ -150,8 +150,12 @@ export function tagsOf(written: string): string[] {
 const TIME =
   /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2})(?::(\d{2})(?:\.\d+)?)?)?[ \t]*(Z|[+-]\d{2}:?\d{2})?$/i;
 
+const CANONICAL_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
+
 /** An ISO-like date or time as `YYYY-MM-DDTHH:MM:SSZ`; no zone means UTC. */
 export function canonicalTime(written: string): string | undefined {
+  // Most entries are already canonical (ralph wrote them): checked without building a Date.
+  if (CANONICAL_TIME.test(written) && !Number.isNaN(Date.parse(written))) return written;
   const match = TIME.exec(written.trim());
   if (match === null) return undefined;
   const zone = (match[4] ?? 'Z').toUpperCase();
