@@ -30,10 +30,10 @@ describe('the template library', () => {
     const first = await addTemplate(hook, loop, options);
     expect(first.map((each) => [relative(loop, each.target), each.result])).toEqual([
       ['hooks/post_iteration.d/visual-diff.sh', 'created'],
-      ['hooks/visual-diff.mjs', 'created'],
-      ['hooks/visual-diff.json', 'created'],
+      ['hooks/visual-diff/visual-diff.mjs', 'created'],
+      ['hooks/visual-diff/config.json', 'created'],
     ]);
-    const config = join(loop, 'hooks', 'visual-diff.json');
+    const config = join(loop, 'hooks', 'visual-diff', 'config.json');
     await writeFile(config, '{"baseUrl": "http://localhost:8080"}\n');
     const again = await addTemplate(hook, loop, options);
     expect(again.map((each) => each.result)).toEqual(['same', 'same', 'kept']);

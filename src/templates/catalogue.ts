@@ -82,9 +82,14 @@ export const TEMPLATES: readonly Template[] = [
     description:
       'After each iteration, screenshots the configured pages and compares them with a baseline (playwright-core, Chromium).',
     files: [
-      { source: 'hooks/post-iteration-visual-diff.sh', target: 'hooks/post_iteration.d/visual-diff.sh' },
-      same('hooks/visual-diff.mjs'),
-      same('hooks/visual-diff.json'),
+      {
+        source: 'hooks/post-iteration-visual-diff.sh',
+        target: 'hooks/post_iteration.d/visual-diff.sh',
+      },
+      // In a folder of hooks/: hook code stays where the agent cannot write (the guard and the
+      // sandbox keep hooks/ for the person), and preflight reads only hooks/'s own files.
+      { source: 'hooks/visual-diff.mjs', target: 'hooks/visual-diff/visual-diff.mjs' },
+      { source: 'hooks/visual-diff.json', target: 'hooks/visual-diff/config.json' },
     ],
   },
 ];

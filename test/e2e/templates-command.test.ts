@@ -106,6 +106,8 @@ describe('the post-iteration visual-diff hook', () => {
     expect(run.stderr).toContain(
       'visual-diff: skipped: playwright-core is not installed in this project',
     );
+    // Its files sit where preflight expects no hook scripts of its own to check.
+    expect((await ralph('validate')).stdout).not.toContain('Not a hook point');
   });
 
   it.skipIf(!existsSync('/usr/bin/chromium'))(
@@ -131,7 +133,7 @@ describe('the post-iteration visual-diff hook', () => {
       });
       const port = (server.address() as AddressInfo).port;
       await writeFile(
-        join(dir, 'hooks', 'visual-diff.json'),
+        join(dir, 'hooks', 'visual-diff', 'config.json'),
         JSON.stringify({
           baseUrl: `http://127.0.0.1:${port}`,
           pages: ['/', '/about'],

@@ -134,7 +134,7 @@ function usageOf(template: Template, dir: string): string {
   if (template.kind === 'script')
     return `Run it: node ${dir}/${first} (JSON on stdout, a summary on stderr).`;
   if (template.kind === 'hook') {
-    return `Set the pages in ${dir}/hooks/visual-diff.json; it runs after each iteration.`;
+    return `Set the base URL and pages in ${dir}/hooks/visual-diff/config.json; it runs after each iteration.`;
   }
   return `Point the agent at it: name ${dir}/${first} in prompt.md or a story's notes.`;
 }

@@ -2,11 +2,10 @@
 // visual-diff: screenshots pages of a running app and compares each with its baseline, pixel by
 // pixel, in the browser itself (two canvases), so no image library is needed.
 //
-//   node visual-diff.mjs CONFIG.json
+//   node visual-diff.mjs CONFIG.json LOOP_DIR
 //
 // CONFIG: baseUrl, pages (paths), viewport {width, height}, threshold (the share of pixels that
-// may differ, 0.001 = 0.1 %), baselineDir and currentDir (relative to CONFIG's folder's parent,
-// the loop directory). A page without a baseline gets one. playwright-core is loaded from the
+// may differ, 0.001 = 0.1 %), baselineDir and currentDir (relative to LOOP_DIR). A page without a baseline gets one. playwright-core is loaded from the
 // project (the current directory); the browser is CHROMIUM_PATH, /usr/bin/chromium or
 // playwright's own. Without either: a message on stderr and exit 0 (skipped).
 // stdout: one JSON report; stderr: a summary. Exit 1 when a page differs beyond the threshold.
@@ -23,7 +22,7 @@ const skip = (reason) => {
 };
 if (!existsSync(configFile)) skip(`no config at ${configFile}`);
 const config = JSON.parse(readFileSync(configFile, 'utf8'));
-const loopDir = dirname(dirname(configFile));
+const loopDir = resolve(process.argv[3] ?? dirname(dirname(dirname(configFile))));
 const baselineDir = resolve(loopDir, config.baselineDir ?? 'visual-baseline');
 const currentDir = resolve(loopDir, config.currentDir ?? 'visual-current');
 const threshold = config.threshold ?? 0.001;
