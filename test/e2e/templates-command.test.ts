@@ -150,6 +150,7 @@ describe('the post-iteration visual-diff hook', () => {
       });
       expect(existsSync(join(dir, 'visual-baseline', 'index.png'))).toBe(true);
       expect(existsSync(join(dir, 'visual-baseline', 'about.png'))).toBe(true);
+      expect(await readFile(join(dir, 'visual-current', '.gitignore'), 'utf8')).toBe('*\n');
       const same = await bash(hook, repo, hookEnv);
       expect(JSON.parse(same.stdout)).toMatchObject({
         summary: { same: 2, changed: 0, status: 'pass' },

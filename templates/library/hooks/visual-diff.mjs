@@ -47,6 +47,8 @@ try {
 const slug = (path) => (path.replace(/^\/+|\/+$/g, '').replace(/[^\w.-]+/g, '_') || 'index');
 mkdirSync(baselineDir, { recursive: true });
 mkdirSync(currentDir, { recursive: true });
+// The latest screenshots change every iteration: kept out of the agent's `git add -A`.
+writeFileSync(join(currentDir, '.gitignore'), '*\n');
 const results = [];
 try {
   const page = await browser.newPage({ viewport: config.viewport ?? { width: 1280, height: 800 } });
