@@ -110,6 +110,21 @@ const LAYER_RULES = {
       'hooks',
     ],
   },
+  // The template library: its catalogue, copying into a loop directory, pattern detection.
+  templates: {
+    forbid: [
+      'cli',
+      'core',
+      'agents',
+      'plan',
+      'monitor',
+      'safety',
+      'session-loop',
+      'guard',
+      'hooks',
+      'run',
+    ],
+  },
   // The library's whole run (startRun): assembles core, agents, guard, state and the reporters.
   run: { forbid: ['cli', 'session-loop'] },
 };
@@ -214,7 +229,7 @@ export default tseslint.config(
   ONE_SPAWN_MODULE,
   {
     files: [
-      'src/{core,run,agents,plan,safety,state,hooks,guard,sandbox}/**/*.ts',
+      'src/{core,run,agents,plan,safety,state,hooks,guard,sandbox,templates}/**/*.ts',
       'src/monitor/reporters/*.ts',
       'src/index.ts',
     ],

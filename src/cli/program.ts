@@ -21,6 +21,8 @@ const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
   sync: async () => (await import('./commands/sync.js')).syncCommand,
   status: async () => (await import('./commands/status.js')).statusCommand,
   evidence: async () => (await import('./commands/evidence.js')).evidenceCommand,
+  memory: async () => (await import('./commands/memory.js')).memoryCommand,
+  templates: async () => (await import('./commands/templates.js')).templatesCommand,
   setup: async () => (await import('./commands/setup.js')).setupCommand,
   loop: async () => (await import('./commands/loop.js')).loopCommand,
   'stop-hook': async () => (await import('./commands/stop-hook-command.js')).stopHookCommand,

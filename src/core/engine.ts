@@ -15,6 +15,7 @@ import type { LoopContext, LoopDependencies, LoopOptions, LoopResult, Stop } fro
 import { interrupted } from './loop-types.js';
 import { selectModel } from './model-select.js';
 import { iterationPrompt } from './iteration-prompt.js';
+import { memoriesForPrompt, tidyMemories } from './memory-upkeep.js';
 import { overBudgetWarning } from './prompt-budget.js';
 import { openSafetySession, type SafetySession } from './safety-session.js';
 import { pivotFor } from './pivot.js';
@@ -217,7 +218,8 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
       });
     }
     const model = pivot?.model ?? chosen;
-    const { prompt, size } = await iterationPrompt(options, story, pivot?.lead);
+    const memories = await memoriesForPrompt(ctx, story);
+    const { prompt, size } = await iterationPrompt(options, story, pivot?.lead, memories);
     if (size.overBudget && !overBudgetSaid.has(story.id)) {
       overBudgetSaid.add(story.id);
       await emit({ type: 'warning', at: at(), message: overBudgetWarning(story.id, size) });
@@ -246,6 +248,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     // Stopped before its agent ever started (a wait interrupted, the budget): not an iteration.
     const ran = outcome.kind === 'done' || outcome.started;
     if (!ran) iteration -= 1;
+    else await tidyMemories(ctx);
     // Read through a call: TypeScript would keep the loop top's narrowing across the awaits.
     if (ran && !isAborted(deps.signal)) {
       await callUserHook(ctx, 'post_iteration', {

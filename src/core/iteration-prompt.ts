@@ -23,12 +23,14 @@ export type PromptOptions = Pick<
 /**
  * The prompt one iteration gives its agent for `story`, and its size against the budget: built
  * the same way for the run and for `--dry-run` / `validate`, so what they show is what runs.
- * `lead` (a pivot's fresh-diagnosis preamble) goes first.
+ * `lead` (a pivot's fresh-diagnosis preamble) goes first, `tail` (the memories section) last; both
+ * count against the budget.
  */
 export async function iterationPrompt(
   options: PromptOptions,
   story: Story,
   lead = '',
+  tail = '',
 ): Promise<{ prompt: string; size: PromptSize }> {
   const paths = loopPaths(options.loopDir);
   const shown = (path: string): string => relative(options.cwd, path) || '.';
@@ -52,10 +54,11 @@ export async function iterationPrompt(
       checksOf(story, options),
       {
         sections,
-        tokenBudget: tokenBudget - Math.ceil(lead.length / 4),
+        tokenBudget: tokenBudget - Math.ceil((lead.length + tail.length) / 4),
         completionPromise: options.completionPromise,
       },
-    );
+    ) +
+    tail;
   return { prompt, size: promptSize(prompt, tokenBudget) };
 }
 

@@ -3,6 +3,7 @@ import type { Clock } from '../safety/clock.js';
 import type { SafetySettings } from '../safety/settings.js';
 import type { HookPoint } from '../state/paths.js';
 import type { LoopEvent, Reporter, RunState, StopReason } from './events.js';
+import type { MemoryPromptSettings } from './memory-section.js';
 import type { ModelSettings } from './model-select.js';
 import type { TestCounts } from './test-counts.js';
 import type { SafetySession } from './safety-session.js';
@@ -50,6 +51,8 @@ export interface LoopOptions {
   stateDir?: string | undefined;
   /** The config files that set the checks and the guard: put back when the agent changes them. */
   configFiles?: readonly string[] | undefined;
+  /** memories.md in the prompt and its upkeep (README, "Memories"); no memories when absent. */
+  memory?: MemoryPromptSettings | undefined;
 }
 
 /** What ralph checks before it believes a story the agent marked passing. */

@@ -167,6 +167,14 @@ function check<T extends z.ZodType>(json: ParsedJson, schema: T): z.output<T> {
   return result.data;
 }
 
+/** Memory tags as memories.md writes them: lower case, no `#`, no duplicates. */
+function storyTags(tags: string | string[] | undefined): string[] {
+  const split = [tags ?? []].flat().flatMap((tag) => tag.split(','));
+  return [...new Set(split.map((tag) => tag.trim().replace(/^#/, '').toLowerCase()))].filter(
+    (tag) => tag !== '',
+  );
+}
+
 const PRIORITY_BY_WORD: Record<PriorityWord, number> = { critical: 0, high: 1, medium: 2, low: 3 };
 
 function toStory(item: TaskListItem, index: number): Story {
@@ -189,6 +197,7 @@ function toStory(item: TaskListItem, index: number): Story {
     specRef: item.spec_ref,
     verify: item.verify === undefined ? [] : [item.verify].flat(),
     allowTestChanges: item.allowTestChanges ?? false,
+    tags: storyTags(item.tags),
     blocked:
       item.blocked === true
         ? 'blocked'

@@ -90,6 +90,12 @@ const commonItemFields = {
     .boolean()
     .optional()
     .describe('true lets this story delete tests, skip them or remove assertions'),
+  tags: z
+    .union([z.string(), strings])
+    .optional()
+    .describe(
+      'Memory tags: the story gets only the memories.md entries that share one (a string is split at commas)',
+    ),
 };
 
 export const prdStorySchema = z.looseObject({

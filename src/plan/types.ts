@@ -49,6 +49,8 @@ export interface Story {
   blocked?: string | undefined;
   /** The story may delete or skip tests and remove assertions (test integrity allows it). */
   allowTestChanges?: boolean | undefined;
+  /** Memory tags: which memories.md entries the story's prompt gets; [] or absent: all of them. */
+  tags?: string[] | undefined;
   amendment: StoryAmendment | undefined;
 }
 

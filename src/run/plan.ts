@@ -170,6 +170,14 @@ export async function planRun(input: RunOptions): Promise<RunPlan> {
         pivotAfterRejections: config.verify.pivotAfterRejections,
         parkAfterRejections: config.verify.parkAfterRejections,
       },
+      memory: {
+        tokenBudget: config.memory.tokenBudget,
+        injection: config.memory.injection,
+        files: {
+          feature: paths.memories,
+          project: repo === undefined ? undefined : projectPaths(repo.root).memories,
+        },
+      },
     },
     promptSource: source,
     warnings: shownWarnings,

@@ -56,6 +56,7 @@ describe('config schema', () => {
       notify: { desktop: true, bell: true },
       hooks: { enabled: true, timeoutSeconds: 60 },
       context: { tokenBudget: 16000 },
+      memory: { tokenBudget: 2000, injection: 'auto' },
     });
   });
 
@@ -187,6 +188,8 @@ describe('CONFIG_KEYS', () => {
       ['hooks.enabled', 'boolean', 'RALPH_HOOKS_ENABLED'],
       ['hooks.timeoutSeconds', 'number', 'RALPH_HOOKS_TIMEOUT_SECONDS'],
       ['context.tokenBudget', 'number', 'RALPH_CONTEXT_TOKEN_BUDGET'],
+      ['memory.tokenBudget', 'number', 'RALPH_MEMORY_TOKEN_BUDGET'],
+      ['memory.injection', 'string', 'RALPH_MEMORY_INJECTION'],
     ]);
   });
 

@@ -20,6 +20,7 @@ import { GUARD_SETTINGS } from './guard-config-schema.js';
 import { SANDBOX_SETTINGS } from './sandbox-config-schema.js';
 import { HOOKS_SETTINGS } from './hooks-config-schema.js';
 import { COMPLETION_SETTINGS, CONTEXT_SETTINGS } from './context-config-schema.js';
+import { MEMORY_SETTINGS } from './memory-config-schema.js';
 import { NOTIFY_SETTINGS } from './notify-config-schema.js';
 import { SAFETY_SETTINGS } from './safety-config-schema.js';
 import { QUALITY_CHECKS_SETTING, VERIFY_SETTINGS } from './verify-config-schema.js';
@@ -116,6 +117,7 @@ export const CONFIG_TABLE = {
   notify: NOTIFY_SETTINGS,
   hooks: HOOKS_SETTINGS,
   context: CONTEXT_SETTINGS,
+  memory: MEMORY_SETTINGS,
 };
 
 export const configFileSchema = fileSchemaOf(CONFIG_TABLE).describe(

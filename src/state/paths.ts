@@ -150,6 +150,8 @@ function assertCounter(name: string, value: number): void {
 export interface ProjectPaths {
   ralphDir: string;
   config: string;
+  /** Memories every feature of the project inherits (the loop directory's memories.md adds to them). */
+  memories: string;
   /** The guard's decisions in interactive sessions (`ralph setup --guard`), outside any loop. */
   auditLog: string;
 }
@@ -164,6 +166,7 @@ export function projectPaths(repoRoot: string): ProjectPaths {
   return {
     ralphDir,
     config: join(ralphDir, 'config.yaml'),
+    memories: join(ralphDir, 'memories.md'),
     auditLog: join(ralphDir, 'logs', 'audit.jsonl'),
   };
 }

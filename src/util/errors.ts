@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'INVALID_YAML'
   | 'INVALID_TASK_LIST'
   | 'INVALID_CONFIG'
+  | 'INVALID_MEMORIES'
   | 'TASK_LIST_NOT_FOUND'
   | 'LOOP_DIR_NOT_FOUND'
   | 'NOT_A_GIT_REPO'

@@ -213,6 +213,8 @@ describe('command line', () => {
     'validate',
     'status',
     'evidence',
+    'memory',
+    'templates',
     'setup',
     'loop',
     'stop-hook',

@@ -1,6 +1,7 @@
 import { relative } from 'node:path';
 import { iterationPrompt } from '../../core/iteration-prompt.js';
 import { selectModel } from '../../core/model-select.js';
+import { readMemorySection } from '../../core/memory-section.js';
 import { describePromptSize, overBudgetWarning } from '../../core/prompt-budget.js';
 import { nextStory, summarise } from '../../plan/order.js';
 import { readTaskListFile } from '../../plan/read.js';
@@ -48,7 +49,8 @@ export async function printDryRun(
   let promptLine = '';
   const warnings = [...prepared.warnings];
   if (story !== undefined && plan.model !== null) {
-    const { prompt, size } = await iterationPrompt(options, story);
+    const memories = await dryRunMemories(prepared, story, shown);
+    const { prompt, size } = await iterationPrompt(options, story, '', memories);
     plan.promptBytes = size.bytes;
     plan.promptTokens = size.tokens;
     plan.tokenBudget = size.budget;
@@ -56,7 +58,7 @@ export async function printDryRun(
     if (size.overBudget) warnings.push(overBudgetWarning(story.id, size));
     promptLine = describePromptSize(size);
     const line = agent.commandLine({
-      prompt,
+      prompt: prompt + memories,
       cwd: options.cwd,
       model: plan.model.model,
       mcpServers: story.mcpServers,
@@ -102,6 +104,19 @@ export async function printDryRun(
     out,
     `Command:        ${[plan.command.command, ...plan.command.args].map(quote).join(' ')} < prompt`,
   );
+}
+
+/** The memories section the engine would append (memory-upkeep.ts), its warning shown as a run's. */
+async function dryRunMemories(
+  prepared: RunPlan,
+  story: Parameters<typeof readMemorySection>[1],
+  shown: (path: string) => string,
+): Promise<string> {
+  const settings = prepared.options.memory;
+  if (settings === undefined) return '';
+  const section = await readMemorySection(settings, story, shown);
+  if (section.warning !== undefined) prepared.warnings.push(section.warning);
+  return section.text;
 }
 
 function quote(arg: string): string {

@@ -10,6 +10,7 @@ import { writeLine, writeStyledLine, type CliContext, type SetExitCode } from '.
 import { ExitCode, reportError } from '../exit.js';
 import { markLine, useColor, writeJson } from '../output.js';
 import { loadCommandConfig } from '../settings.js';
+import { printTemplateHint } from './templates.js';
 import { promptCheck } from './validate-prompt.js';
 
 export function validateCommand(context: CliContext, setExitCode: SetExitCode) {
@@ -49,6 +50,7 @@ export function validateCommand(context: CliContext, setExitCode: SetExitCode) {
           });
         } else {
           printReport(report, context);
+          await printTemplateHint(context, report.loopDir);
         }
         setExitCode(report.ok ? ExitCode.ok : ExitCode.invalidInput);
       } catch (error) {
