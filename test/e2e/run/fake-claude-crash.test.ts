@@ -125,7 +125,7 @@ describe('ralph run with a fake claude: a kill mid-write of the task list', () =
     );
     // The second run worked on STORY-002 only: STORY-001's pass was kept, not redone.
     expect(await loop.calls()).toBe(2);
-    expect((await loop.argv(2)).argv[1]).toContain('Work on **STORY-002:');
+    expect((await loop.argv(2)).prompt).toContain('Work on **STORY-002:');
     expect(await leftovers(loop)).toEqual([]);
     expect(second.stdout + second.stderr).toMatch(
       /removed 2 temp files that a killed run left behind/,
