@@ -55,8 +55,8 @@ for (const megabytes of [2, 20]) {
     const excerpt = { ...splitProgress(text, true), totalBytes: text.length };
     return progressSection(excerpt, 'progress.txt').render(60_000);
   });
-  console.log(
-    `progress.txt ${megabytes} MB: head+tail ${tail.ms.toFixed(2)} ms/prompt (${tail.chars} chars, ≤ 64000), whole-file read ${whole.ms.toFixed(2)} ms/prompt`,
+  process.stdout.write(
+    `progress.txt ${megabytes} MB: head+tail ${tail.ms.toFixed(2)} ms/prompt (${tail.chars} chars, ≤ 64000), whole-file read ${whole.ms.toFixed(2)} ms/prompt\n`,
   );
   rmSync(dir, { recursive: true, force: true });
 }
