@@ -121,6 +121,20 @@ describe('spawnStreaming', () => {
     expect(lines).toEqual(['é', '✅']);
   });
 
+  it('feeds `input` to stdin and closes it; a child that never reads it is no error', async () => {
+    const big = `${'x'.repeat(1024 * 1024)}\nEND`;
+    const { lines, promise } = run('wc -c', { input: big });
+    expect(await promise).toMatchObject({ exitCode: 0, failed: false });
+    expect(lines.map((line) => line.trim())).toEqual([String(Buffer.byteLength(big))]);
+    // Exits at once: the pipe breaks (EPIPE) under ralph's write, which must not throw.
+    const early = run('exit 4', { input: big });
+    expect(await early.promise).toMatchObject({ exitCode: 4 });
+    // Without input, stdin is /dev/null: a reader sees its end at once.
+    const none = run('cat; echo done');
+    expect(await none.promise).toMatchObject({ exitCode: 0 });
+    expect(none.lines).toEqual(['done']);
+  });
+
   it('reports a missing executable by its code and runs nothing', async () => {
     const result = await spawnStreaming('/nonexistent/claude', [], {
       cwd: process.cwd(),

@@ -36,6 +36,8 @@ export async function iterationPrompt(
   const shown = (path: string): string => relative(options.cwd, path) || '.';
   const tokenBudget = options.tokenBudget ?? DEFAULT_TOKEN_BUDGET;
   const sections = await loadPromptSections({
+    loopDir: options.loopDir,
+    story,
     progressFile: paths.progress,
     progressShown: shown(paths.progress),
     tokenBudget,

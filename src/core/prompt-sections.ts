@@ -1,8 +1,12 @@
+import type { Story } from '../plan/types.js';
 import { CHARS_PER_TOKEN, type PromptSection } from './prompt-budget.js';
 import { readProgressExcerpt } from './progress-excerpt.js';
 import { progressSection } from './progress-section.js';
 
 export interface PromptSectionsInput {
+  /** The loop directory, and the story the prompt is for (its tags, say, choose what goes in). */
+  loopDir: string;
+  story: Story;
   /** progress.txt, and how the prompt names it (relative to the agent's working directory). */
   progressFile: string;
   progressShown: string;
