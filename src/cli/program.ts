@@ -17,6 +17,8 @@ const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
   init: async () => (await import('./commands/init.js')).initCommand,
   run: async () => (await import('./commands/run.js')).runCommand,
   validate: async () => (await import('./commands/validate.js')).validateCommand,
+  import: async () => (await import('./commands/import.js')).importCommand,
+  archive: async () => (await import('./commands/archive.js')).archiveCommand,
   status: async () => (await import('./commands/status.js')).statusCommand,
   evidence: async () => (await import('./commands/evidence.js')).evidenceCommand,
   setup: async () => (await import('./commands/setup.js')).setupCommand,

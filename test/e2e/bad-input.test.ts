@@ -211,6 +211,8 @@ describe('command line', () => {
     'init',
     'run',
     'validate',
+    'import',
+    'archive',
     'status',
     'evidence',
     'setup',
