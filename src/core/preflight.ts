@@ -9,6 +9,7 @@ import { findTaskListFile, isFile, loopPaths, resolveLoopDir } from '../state/pa
 import { formatLocation, RalphError } from '../util/errors.js';
 import type { CheckStatus, PreflightCheck } from './preflight-check.js';
 import { checkUserHooks } from './preflight-hooks.js';
+import { checkPlaceholders } from './preflight-placeholders.js';
 
 /**
  * The preflight of the Ralph Hybrid spec: everything a run needs, checked before any agent
@@ -186,10 +187,9 @@ async function checkLoopDir(
   await checkUserHooks(loopDir, checks);
   const document = found === undefined ? undefined : await checkTaskList(found.path, checks);
   if (document !== undefined) checkMcpServers(document, options, checks);
-  if (hasSpec) {
-    const spec = await checkSpec(paths.spec, checks);
-    if (document !== undefined) checkSync(spec, document, checks);
-  }
+  const spec = hasSpec ? await checkSpec(paths.spec, checks) : undefined;
+  if (spec !== undefined && document !== undefined) checkSync(spec, document, checks);
+  checkPlaceholders(document, spec, checks);
   return document;
 }
 
