@@ -1,4 +1,4 @@
-import { Command } from '@commander-js/extra-typings';
+import { Command, Option } from '@commander-js/extra-typings';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { basename, relative } from 'node:path';
 import { findPromptFile, findTaskListFile, loopPaths, resolveLoopDir } from '../../state/paths.js';
@@ -19,6 +19,9 @@ const SCAFFOLD = [
 
 const TEMPLATES_DIR = new URL('../../../templates/', import.meta.url);
 
+/** `--template`: which prompt.md to start from. tdd is the Ralph Hybrid spec's TDD prompt. */
+const PROMPT_TEMPLATES = { default: 'prompt.md', tdd: 'prompt-tdd.md' } as const;
+
 export function initCommand(context: CliContext, setExitCode: SetExitCode) {
   return new Command('init')
     .description(
@@ -27,7 +30,15 @@ export function initCommand(context: CliContext, setExitCode: SetExitCode) {
         'these files exists, nothing is written.',
     )
     .argument('[dir]', 'loop directory to create (default: .ralph/<git branch>/)')
-    .action(async (dir) => {
+    .addOption(
+      new Option(
+        '--template <name>',
+        'prompt.md to start from: default, or tdd (test first, with amendment awareness)',
+      )
+        .choices(['default', 'tdd'] as const)
+        .default('default' as const),
+    )
+    .action(async (dir, options) => {
       try {
         const config = await loadCommandConfig(context);
         const resolved = await resolveLoopDir({
@@ -37,7 +48,11 @@ export function initCommand(context: CliContext, setExitCode: SetExitCode) {
         });
         for (const warning of resolved.warnings)
           writeLine(context.stderr, `ralph: warning: ${warning}`);
-        const written = await scaffold(resolved.dir, resolved.branch ?? basename(resolved.dir));
+        const written = await scaffold(
+          resolved.dir,
+          resolved.branch ?? basename(resolved.dir),
+          PROMPT_TEMPLATES[options.template],
+        );
         const shown = relative(context.cwd, resolved.dir) || '.';
         writeLine(context.stdout, `Created ${shown}/`);
         for (const file of written)
@@ -51,9 +66,17 @@ export function initCommand(context: CliContext, setExitCode: SetExitCode) {
     });
 }
 
-async function scaffold(dir: string, feature: string): Promise<{ name: string; about: string }[]> {
+async function scaffold(
+  dir: string,
+  feature: string,
+  promptTemplate: string,
+): Promise<{ name: string; about: string }[]> {
   const paths = loopPaths(dir);
-  const targets = SCAFFOLD.map((entry) => ({ ...entry, path: paths[entry.target] }));
+  const targets = SCAFFOLD.map((entry) => ({
+    ...entry,
+    template: entry.target === 'prompt' ? promptTemplate : entry.template,
+    path: paths[entry.target],
+  }));
   const existing: string[] = [];
   for (const target of targets) {
     if ((await stat(target.path).catch(() => undefined)) !== undefined) existing.push(target.path);
