@@ -64,4 +64,27 @@ describeCorpus('importPlan on the real JSON task lists of the corpus', () => {
       planned.userStories[0]?.acceptanceCriteria[0],
     );
   });
+
+  // The same project's other specs and the prd.json files its planner made from them: the
+  // planner reworded some criteria, so ids, titles, priorities and passes are compared.
+  for (const [spec, prd, passing] of [
+    ['hybrid-526-oauth-spec.md', 'hybrid-526-oauth.json', 3],
+    ['hybrid-33-gsd-spec.md', 'hybrid-33-archived-complete.json', 23],
+  ] as const) {
+    it(`${spec} gives the stories of ${prd}`, () => {
+      const text = readFileSync(new URL(`../../../test/fixtures/import/${spec}`, import.meta.url));
+      const planned = JSON.parse(readFileSync(corpusPath('plans', prd), 'utf8')) as {
+        userStories: OutStory[];
+      };
+      const imported = JSON.parse(importPlan(text, spec, { now: NOW }).text) as {
+        userStories: OutStory[];
+      };
+      const shape = (stories: OutStory[]) =>
+        stories.map((story) => [story.id, story.title, story.priority]);
+      expect(shape(imported.userStories)).toEqual(shape(planned.userStories));
+      // The spec's boxes are unchecked; the planner's file records the run's progress.
+      expect(imported.userStories.filter((story) => story.passes)).toHaveLength(0);
+      expect(planned.userStories.filter((story) => story.passes)).toHaveLength(passing);
+    });
+  }
 });

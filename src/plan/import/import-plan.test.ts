@@ -141,6 +141,18 @@ describe('importPlan: Markdown styles', () => {
     expect(JSON.parse(result.text)).toMatchObject({ description: 'Fix plan for the CLI' });
   });
 
+  it('a real checkbox plan: every box a story, checked ones passing, Success Metrics left out', () => {
+    const { result, stories } = imported('hybrid-implementation-plan.md');
+    expect(result.style).toBe('checklist items');
+    // 127 boxes in the file, 9 of them under "## Success Metrics".
+    expect(stories).toHaveLength(118);
+    expect(result.passing).toBe(14);
+    expect(stories[0]?.title).toBe('Update main script name: `ralph` → `ralph-hybrid`');
+    expect(stories.some((story) => story.title.startsWith('Can run with any provider'))).toBe(
+      false,
+    );
+  });
+
   it('US headings under phase headings, inline **As a** … **I want** paragraphs', () => {
     const { stories } = imported('us-phases-inline-as-a.md');
     expect(stories.map((story) => story.id)).toEqual(['US-001', 'US-002']);
