@@ -39,16 +39,21 @@ describe('ralph import (built binary)', () => {
     expect(validate.code).toBe(0);
   });
 
-  it("a ralph-hybrid spec.md imported beside itself passes validate's sync check", async () => {
-    const { repo, run } = await repoWith('hybrid-f21-sync-spec.md');
-    await mkdir(join(repo, LOOP), { recursive: true });
-    await copyFile(join(repo, 'hybrid-f21-sync-spec.md'), join(repo, LOOP, 'spec.md'));
-    const result = await run(['import', `${LOOP}/spec.md`]);
-    expect(result.code, result.stderr).toBe(0);
-    const validate = await run(['validate']);
-    expect(validate.stdout).toContain('✓ Sync check passed');
-    expect(validate.stdout).toContain('9 stories, 0 passing');
-  });
+  for (const [spec, count] of [
+    ['hybrid-f21-sync-spec.md', '9 stories, 0 passing'],
+    ['hybrid-spec-amendments.md', '3 stories, 1 passing'],
+  ] as const) {
+    it(`${spec} imported beside itself passes validate's sync check`, async () => {
+      const { repo, run } = await repoWith(spec);
+      await mkdir(join(repo, LOOP), { recursive: true });
+      await copyFile(join(repo, spec), join(repo, LOOP, 'spec.md'));
+      const result = await run(['import', `${LOOP}/spec.md`]);
+      expect(result.code, result.stderr).toBe(0);
+      const validate = await run(['validate']);
+      expect(validate.stdout).toContain('✓ Sync check passed');
+      expect(validate.stdout).toContain(count);
+    });
+  }
 
   it('keeps an existing prd.json unless --force; -o and --format choose output and reader', async () => {
     const { repo, run } = await repoWith('flat-checklist-priorities.md', 'requirements.json');

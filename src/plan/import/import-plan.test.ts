@@ -63,6 +63,19 @@ describe('importPlan: Markdown styles', () => {
     expect(stories.every((story) => !story.passes)).toBe(true);
   });
 
+  it('a spec with Amendments and Descoped Stories: ADD stories carry their amendment, descoped ones are left out', () => {
+    const { stories } = imported('hybrid-spec-amendments.md');
+    expect(summary(stories)).toEqual([
+      ['STORY-001', 'Export button', 1, true],
+      ['STORY-003', 'Filter rows', 2, false],
+      ['STORY-004', 'Export data as CSV', 3, false],
+    ]);
+    expect(stories[2]).toMatchObject({
+      amendment: { id: 'AMD-001', type: 'add', timestamp: '2026-01-09T14:32:00Z' },
+    });
+    expect(stories[0]).not.toHaveProperty('amendment');
+  });
+
   it('a spec whose stories have only a sentence gets a warning, not invented criteria', () => {
     const { result, stories } = imported('hybrid-test-feature-spec.md');
     expect(stories).toHaveLength(5);

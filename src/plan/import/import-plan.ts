@@ -55,6 +55,7 @@ export function importPlan(
       passes: story.passes,
       ...(story.dependsOn.length > 0 ? { dependsOn: story.dependsOn } : {}),
       notes: story.notes ?? '',
+      ...(story.amendment === undefined ? {} : { amendment: story.amendment }),
     })),
   };
   const output = `${JSON.stringify(prd, null, 2)}\n`;

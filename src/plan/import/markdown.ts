@@ -146,9 +146,39 @@ function headingStories(
       passes: body.status ?? status.done ?? body.allChecked,
       dependsOn: body.dependsOn,
       notes: body.notes,
+      amendment: amendmentAbove(lines, start),
       where: `line ${lines[start.index]?.line ?? 0}`,
     };
   });
+}
+
+/**
+ * The `### AMD-001: Title (2026-01-09T14:32:00Z)` a story sits under in a spec's Amendments
+ * section, with the type its `**Type:**` line names: the prd.json `amendment` of the story.
+ */
+function amendmentAbove(
+  lines: readonly MarkdownLine[],
+  start: Heading,
+): ImportedStory['amendment'] {
+  for (let at = start.index - 1; at >= 0; at--) {
+    const line = lines[at];
+    if (line?.kind !== 'heading' || line.level >= start.level) continue;
+    const heading = /^(AMD-\d+)\b.*?(?:\(([^()]*)\))?\s*$/.exec(plainText(line.text));
+    if (heading?.[1] === undefined) return undefined;
+    let type: 'add' | 'correct' | 'remove' = 'add';
+    for (const next of lines.slice(at + 1, start.index)) {
+      if (next.kind !== 'text' && next.kind !== 'item') continue;
+      const named = /^type\s*:\s*(add|correct|remove)\b/i.exec(plainText(next.text))?.[1];
+      if (named !== undefined) type = named.toLowerCase() as typeof type;
+    }
+    const stamp = heading[2];
+    return {
+      id: heading[1],
+      type,
+      ...(stamp !== undefined && /^\d{4}-\d{2}-\d{2}T/.test(stamp) ? { timestamp: stamp } : {}),
+    };
+  }
+  return undefined;
 }
 
 /** The priority of the `## Priority N` (or `## High priority`) section above a line. */

@@ -15,6 +15,8 @@ export interface ImportedStory {
   passes: boolean;
   dependsOn: string[];
   notes: string | undefined;
+  /** Set for a story defined under an `### AMD-NNN` heading of a spec's Amendments section. */
+  amendment?: { id: string; type: 'add' | 'correct' | 'remove'; timestamp?: string } | undefined;
   /** Where in the source the story starts: `line 12` or `tasks[3]`, for warnings. */
   where: string;
 }
