@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runRalph, tempRepo, testEnv } from './harness.js';
@@ -94,6 +95,25 @@ describe('ralph import (built binary)', () => {
       expect(result.stdout, file).toBe('');
     }
     expect(existsSync(join(repo, '.ralph'))).toBe(false);
+  });
+});
+
+describe('ralph import outside a repository', () => {
+  it('needs -o there, and writes where -o says', async () => {
+    const { home } = await tempRepo();
+    const dir = await mkdtemp(join(tmpdir(), 'ralph-import-nogit-'));
+    await copyFile(join(FIXTURES, 'requirements.json'), join(dir, 'requirements.json'));
+    const refused = await runRalph(['import', 'requirements.json'], dir, testEnv(home));
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('hint: pass -o OUT');
+    expect(await readdir(dir)).toEqual(['requirements.json']);
+    const written = await runRalph(
+      ['import', 'requirements.json', '-o', 'plan/prd.json'],
+      dir,
+      testEnv(home),
+    );
+    expect(written.code, written.stderr).toBe(0);
+    expect(existsSync(join(dir, 'plan', 'prd.json'))).toBe(true);
   });
 });
 

@@ -45,6 +45,10 @@ describe('ralph init → validate → status (built binary, temp git repo)', () 
     expect(refused.stdout).toContain('STORY-001 (prd.json): title "Replace this example story"');
     expect(refused.stdout).toMatch(/STORY-002 \(spec\.md line \d+\): title "Replace this second/);
     expect(refused.stdout).toContain('hint: write your own title');
+    // run's preflight refuses them too: no agent is started on a placeholder.
+    const run = await runRalph(['run'], repo, env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("2 stories still hold the template's example text");
 
     await planStories(join(repo, LOOP));
     const validate = await runRalph(['validate'], repo, env);

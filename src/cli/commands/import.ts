@@ -81,6 +81,13 @@ async function outputPath(context: CliContext, output: string | undefined): Prom
   const resolved = await resolveLoopDir({
     cwd: context.cwd,
     protectedBranches: config.protectedBranches,
+  }).catch((error: unknown) => {
+    // Outside a repository (or on no branch) there is no loop directory to derive: say -o.
+    if (error instanceof RalphError)
+      throw new RalphError(error.code, error.message, {
+        hint: 'pass -o OUT to say where prd.json goes',
+      });
+    throw error;
   });
   for (const warning of resolved.warnings) writeLine(context.stderr, `ralph: warning: ${warning}`);
   return loopPaths(resolved.dir).prd;
