@@ -166,6 +166,29 @@ describe('importPlan: Markdown styles', () => {
     );
   });
 
+  it('### Step N: headings of a plan, with labelled bullets (ralph-tui)', () => {
+    const { result, stories } = imported('ralph-tui-engine-plan-steps.md');
+    expect(result.style).toBe('step headings');
+    expect(stories.map((story) => story.title)).toEqual([
+      'Verification Gates',
+      'Auto-Commit Defaults',
+      'Model Escalation Strategy',
+      'Cross-Iteration Context',
+      'Completion Detection Hardening',
+      'Acceptance Criteria Validation',
+      'Cost Tracking',
+      'First-Class Parallel Execution',
+    ]);
+    expect(stories[1]?.description).toMatch(/^Make `autoCommit: true` the default/);
+  });
+
+  it('a "# Step 1: …" title over a flat task checklist: the items are the stories (ralph-tui)', () => {
+    const { result, stories } = imported('ralph-tui-verification-todo.md');
+    expect(result.style).toBe('checklist items');
+    expect(stories).toHaveLength(10);
+    expect(stories[9]?.title).toBe('Run `bun run typecheck`, `bun run build`, `bun test`');
+  });
+
   it('US headings under phase headings, inline **As a** … **I want** paragraphs', () => {
     const { stories } = imported('us-phases-inline-as-a.md');
     expect(stories.map((story) => story.id)).toEqual(['US-001', 'US-002']);
@@ -234,6 +257,11 @@ describe('importPlan: refusals', () => {
     expect(error.message).toBe('no-tasks.md: no tasks found, nothing to import');
     expect(error.hint).toMatch(/### STORY-001/);
     expect(error.exitCode).toBe(2);
+  });
+
+  it('a narrative PRD with numbered sections and no tasks (ralph-tui)', () => {
+    const error = refusal(fixture('ralph-tui-parallel-prd-narrative.md'), 'prd.md');
+    expect(error.message).toBe('prd.md: no tasks found, nothing to import');
   });
 
   it('a PDF, a binary, non-UTF-8 text and an empty file', () => {

@@ -27,12 +27,14 @@ const ID_HEADING = new RegExp(
 );
 const TASK_HEADING =
   /^(?:task|story|user story|feature|ticket|issue)\s*#?\s*(\d+(?:\.\d+)*)\s*(?:[:.)–—-]\s*(.*))?$/i;
+/** `### Step 3: …` as a plan's unit of work, when the plan has no Task headings (else a part of one). */
+const STEP_HEADING = /^step\s*#?\s*(\d+(?:\.\d+)*)\s*(?:[:.)–—-]\s*(.*))?$/i;
 const NUMBERED_HEADING = /^(\d+(?:\.\d+)*)[.)]\s+(.+)$/;
 const ID_ITEM = new RegExp(String.raw`^(${STORY_ID_TEXT})\s*(?::|[-–—])\s*(.+)$`);
 
 /** Sections about the document as a whole: their checklists are not work items. */
 const DOCUMENT_SECTIONS =
-  /^(?:success criteria|success metrics|definition of done|goals?|non[- ]goals?|out of scope|open questions|questions|acceptance criteria|.*checklist|quality gates?|risks?|assumptions|descoped stories|glossary|references|global constraints|constraints|prerequisites|review|sign[- ]?off|notes)\b/;
+  /^(?:success criteria|manual verification|manual testing|test plan|success metrics|definition of done|goals?|non[- ]goals?|out of scope|open questions|questions|acceptance criteria|.*checklist|quality gates?|risks?|assumptions|descoped stories|glossary|references|global constraints|constraints|prerequisites|review|sign[- ]?off|notes)\b/;
 
 const PRIORITY_GROUP =
   /^(?:priority\s*[:#-]?\s*(\d+)|p([0-9])\b|(critical|high|medium|low)(?:[- ]priority)?\b)/i;
@@ -68,9 +70,13 @@ export function importMarkdown(text: string): ImportedPlan {
     ];
     return plan(headingStories(lines, byId, excluded), `story headings (${prefixes.join(', ')})`);
   }
-  const tasks = headings.filter((heading) => TASK_HEADING.test(plainText(heading.text)));
+  // Below the title: `# Step 1: …` names the whole document, not one task of it.
+  const sections = headings.filter((heading) => heading.level > 1);
+  const tasks = sections.filter((heading) => TASK_HEADING.test(plainText(heading.text)));
   if (tasks.length > 0) return plan(headingStories(lines, tasks, excluded), 'task headings');
-  const numbered = headings.filter(
+  const steps = sections.filter((heading) => STEP_HEADING.test(plainText(heading.text)));
+  if (steps.length > 0) return plan(headingStories(lines, steps, excluded), 'step headings');
+  const numbered = sections.filter(
     (heading) =>
       NUMBERED_HEADING.test(plainText(heading.text)) && directBoxes(lines, heading.index),
   );
@@ -84,7 +90,7 @@ function storyHeading(raw: string): { id: string | undefined; title: string } | 
   const id = ID_HEADING.exec(status.text);
   if (id?.[1] !== undefined && isStoryIdPrefix(id[1]))
     return { id: id[1], title: (id[2] ?? '').trim() };
-  const task = TASK_HEADING.exec(status.text);
+  const task = TASK_HEADING.exec(status.text) ?? STEP_HEADING.exec(status.text);
   if (task !== null) return { id: undefined, title: (task[2] ?? '').trim() || status.text };
   const numbered = NUMBERED_HEADING.exec(status.text);
   if (numbered !== null) return { id: undefined, title: (numbered[2] ?? '').trim() };
