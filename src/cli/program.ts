@@ -19,6 +19,8 @@ const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
   validate: async () => (await import('./commands/validate.js')).validateCommand,
   amend: async () => (await import('./commands/amend.js')).amendCommand,
   sync: async () => (await import('./commands/sync.js')).syncCommand,
+  import: async () => (await import('./commands/import.js')).importCommand,
+  archive: async () => (await import('./commands/archive.js')).archiveCommand,
   status: async () => (await import('./commands/status.js')).statusCommand,
   evidence: async () => (await import('./commands/evidence.js')).evidenceCommand,
   memory: async () => (await import('./commands/memory.js')).memoryCommand,

@@ -1,5 +1,6 @@
 import type { Config, ConfigFile } from '../state/config-schema.js';
 import { loadConfig, type ConfigSource } from '../state/config.js';
+import type { HybridMapping } from '../state/hybrid-config.js';
 import { findGitRepo } from '../state/git.js';
 import { homeDirOf, writeLine, type CliContext } from './context.js';
 
@@ -7,6 +8,8 @@ export interface CommandSettings {
   config: Config;
   /** Where each key's value came from; a value still at its default was not chosen by anyone. */
   sources: Record<string, ConfigSource>;
+  /** Ralph Hybrid keys that were read as ralph's (`ralph validate` lists them). */
+  mapped: HybridMapping[];
 }
 
 /**
@@ -26,7 +29,7 @@ export async function loadCommandSettings(
     flags,
   });
   for (const warning of loaded.warnings) writeLine(context.stderr, `ralph: warning: ${warning}`);
-  return { config: loaded.config, sources: loaded.sources };
+  return { config: loaded.config, sources: loaded.sources, mapped: loaded.mapped };
 }
 
 export async function loadCommandConfig(context: CliContext): Promise<Config> {

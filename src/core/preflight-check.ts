@@ -5,7 +5,7 @@ export type CheckStatus = 'pass' | 'warn' | 'fail';
 export interface PreflightCheck {
   /**
    * Stable machine name: branch, protected-branch, folder, files, hooks, task-list, spec, sync,
-   * agent, nested.
+   * placeholders, agent, nested.
    */
   name: string;
   status: CheckStatus;

@@ -10,6 +10,7 @@ import { readTaskListSnapshot } from '../state/task-list-snapshot.js';
 import { formatLocation, RalphError } from '../util/errors.js';
 import type { CheckStatus, PreflightCheck } from './preflight-check.js';
 import { checkUserHooks } from './preflight-hooks.js';
+import { checkPlaceholders } from './preflight-placeholders.js';
 
 /**
  * The preflight of the Ralph Hybrid spec: everything a run needs, checked before any agent
@@ -221,10 +222,9 @@ async function checkLoopDir(
   const document =
     found === undefined ? undefined : await checkTaskList(found.path, checks, loopDir);
   if (document !== undefined) checkMcpServers(document, options, checks);
-  if (hasSpec) {
-    const spec = await checkSpec(paths.spec, checks);
-    if (document !== undefined) checkSync(spec, document, checks);
-  }
+  const spec = hasSpec ? await checkSpec(paths.spec, checks) : undefined;
+  if (spec !== undefined && document !== undefined) checkSync(spec, document, checks);
+  checkPlaceholders(document, spec, checks);
   return document;
 }
 

@@ -18,6 +18,7 @@ import {
   requireTaskListFile,
   resolveLoopDir,
   userConfigPath,
+  hybridUserConfigPath,
 } from '../state/paths.js';
 import { readStatus } from '../state/status.js';
 import { RalphError } from '../util/errors.js';
@@ -159,8 +160,10 @@ export async function planRun(input: RunOptions): Promise<RunPlan> {
       safety: safetySettingsFrom(config, given.resetBreaker === true),
       configFiles: [
         projectPaths(repo?.root ?? cwd).config,
+        projectPaths(repo?.root ?? cwd).hybridConfig,
         paths.config,
         userConfigPath({ homeDir, env }),
+        hybridUserConfigPath(homeDir),
       ],
       verification: {
         qualityChecks: config.qualityChecks,

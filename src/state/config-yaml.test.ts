@@ -16,8 +16,9 @@ describe('parseConfigYaml', () => {
   const file = '/repo/.ralph/config.yaml';
 
   it('treats an empty or comment-only file as no settings', () => {
-    expect(parseConfigYaml('', file)).toEqual({ settings: {}, warnings: [] });
-    expect(parseConfigYaml('# nothing yet\n', file)).toEqual({ settings: {}, warnings: [] });
+    const none = { settings: {}, warnings: [], mapped: [] };
+    expect(parseConfigYaml('', file)).toEqual(none);
+    expect(parseConfigYaml('# nothing yet\n', file)).toEqual(none);
   });
 
   it('treats a key with no value as not set', () => {

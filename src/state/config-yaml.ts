@@ -3,8 +3,10 @@ import type { Document, Node as YamlNode } from 'yaml';
 import type * as z from 'zod';
 import { RalphError, type SourceLocation } from '../util/errors.js';
 import { configError, getIn, isPlainObject, withoutNulls } from './config-problems.js';
+import { foldHybridKeys, type HybridMapping } from './hybrid-config.js';
 import {
   CONFIG_FILE_ALIASES,
+  CONFIG_TABLE,
   configFileSchema,
   explainIssue,
   keyPathOf,
@@ -17,11 +19,17 @@ import type { ConfigFile } from './config-schema.js';
 
 type Issue = z.core.$ZodIssue;
 
-/** Parses config YAML text; `file` only names it in errors. An empty file means no settings. */
+/**
+ * Parses config YAML text; `file` only names it in errors. An empty file means no settings.
+ * Ralph Hybrid's keys are read as ralph's (hybrid-config.ts); in a file of Ralph Hybrid's own
+ * (`hybridFile`), keys ralph does not know are skipped with a warning rather than refused, since
+ * that file also serves ralph-hybrid.
+ */
 export function parseConfigYaml(
   text: string,
   file: string,
-): { settings: ConfigFile; warnings: string[] } {
+  options: { hybridFile?: boolean } = {},
+): { settings: ConfigFile; warnings: string[]; mapped: HybridMapping[] } {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   const syntaxError = doc.errors[0];
@@ -38,15 +46,24 @@ export function parseConfigYaml(
   // `key:` with no value is null in YAML; templates leave keys like that (or with every child
   // commented out), so an empty value means "not set", like a missing key.
   const data = withoutNulls(toJs(doc, lineCounter, file));
-  if (data === undefined) return { settings: {}, warnings };
+  if (data === undefined) return { settings: {}, warnings, mapped: [] };
   if (!isPlainObject(data)) {
     throw new RalphError('INVALID_CONFIG', `${file}: expected a mapping of settings (key: value)`, {
       hint: 'For example:\nmaxIterations: 30\nprofile: quality',
       location: { file, line: 1, column: 1 },
     });
   }
-  const parsed = configFileSchema.safeParse(withAliasesFolded(data, file));
-  if (parsed.success) return { settings: parsed.data, warnings };
+  const hybrid = foldHybridKeys(data, file);
+  warnings.push(...hybrid.warnings);
+  let folded = withAliasesFolded(hybrid.data, file);
+  if (options.hybridFile === true) {
+    const skipped = Object.keys(folded).filter((key) => !(key in CONFIG_TABLE));
+    for (const key of skipped)
+      warnings.push(`${file}: ${key} is a Ralph Hybrid setting ralph does not use; skipped`);
+    folded = Object.fromEntries(Object.entries(folded).filter(([key]) => !skipped.includes(key)));
+  }
+  const parsed = configFileSchema.safeParse(folded);
+  if (parsed.success) return { settings: parsed.data, warnings, mapped: hybrid.mapped };
   const problems = splitUnknownKeys(parsed.error.issues).map((issue) => {
     const location = locateIssue(issue, doc, lineCounter, file);
     const where = `${file}${location.line === undefined ? '' : `:${location.line}:${location.column ?? 1}`}`;

@@ -11,7 +11,8 @@ import {
   splitUnknownKeys,
 } from './config-schema.js';
 import type { Config, ConfigFile, ConfigKey } from './config-schema.js';
-import { projectPaths, userConfigPath } from './paths.js';
+import type { HybridMapping } from './hybrid-config.js';
+import { hybridUserConfigPath, projectPaths, userConfigPath } from './paths.js';
 
 /**
  * Loads the configuration from its five sources (design.md §4): CLI flag > environment
@@ -36,23 +37,33 @@ export interface LoadedConfig {
   /** The config files that existed and were read. */
   files: { user?: string; project?: string };
   warnings: string[];
+  /** Ralph Hybrid keys read as ralph's (`defaults.max_iterations` → `maxIterations`). */
+  mapped: HybridMapping[];
 }
 
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
   const warnings: string[] = [];
   const files: LoadedConfig['files'] = {};
+  const mapped: HybridMapping[] = [];
   const layers: { source: ConfigSource; settings: Settings }[] = [];
+  // Ralph Hybrid's files sit just below ralph's own of the same kind: ralph's win.
+  const project = options.repoRoot === undefined ? undefined : projectPaths(options.repoRoot);
   const candidates = [
-    { source: 'user' as const, file: userConfigPath(options) },
-    ...(options.repoRoot === undefined
+    { source: 'user' as const, file: hybridUserConfigPath(options.homeDir), hybrid: true },
+    { source: 'user' as const, file: userConfigPath(options), hybrid: false },
+    ...(project === undefined
       ? []
-      : [{ source: 'project' as const, file: projectPaths(options.repoRoot).config }]),
+      : [
+          { source: 'project' as const, file: project.hybridConfig, hybrid: true },
+          { source: 'project' as const, file: project.config, hybrid: false },
+        ]),
   ];
-  for (const { source, file } of candidates) {
-    const loaded = await readConfigFile(file);
+  for (const { source, file, hybrid } of candidates) {
+    const loaded = await readConfigFile(file, { hybridFile: hybrid });
     if (loaded === undefined) continue;
     files[source] = file;
     warnings.push(...loaded.warnings);
+    mapped.push(...loaded.mapped);
     layers.push({ source, settings: loaded.settings });
   }
   const env = configFromEnv(options.env);
@@ -67,13 +78,14 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     sources[key.path] = winner?.source ?? 'default';
   }
   // Every layer was validated on its own, so this only fills in defaults.
-  return { config: configSchema.parse(merged), sources, files, warnings };
+  return { config: configSchema.parse(merged), sources, files, warnings, mapped };
 }
 
 /** Reads and validates one config file; undefined when it does not exist. */
 export async function readConfigFile(
   file: string,
-): Promise<{ settings: ConfigFile; warnings: string[] } | undefined> {
+  options: { hybridFile?: boolean } = {},
+): Promise<{ settings: ConfigFile; warnings: string[]; mapped: HybridMapping[] } | undefined> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -87,7 +99,7 @@ export async function readConfigFile(
   }
   // The YAML parser loads only now: most machines have no config file at all.
   const { parseConfigYaml } = await import('./config-yaml.js');
-  return parseConfigYaml(text, file);
+  return parseConfigYaml(text, file, options);
 }
 
 /** Reads the RALPH_* variables that name settings; other RALPH_* variables are left alone. */

@@ -111,6 +111,7 @@ describe('config locations', () => {
       ralphDir: '/repo/.ralph',
       config: '/repo/.ralph/config.yaml',
       auditLog: '/repo/.ralph/logs/audit.jsonl',
+      hybridConfig: '/repo/.ralph-hybrid/config.yaml',
     });
   });
 

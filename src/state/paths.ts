@@ -23,6 +23,12 @@ export const DEFAULT_PROTECTED_BRANCHES: readonly string[] = ['main', 'master', 
 /** The project folder under a repo root; loop directories default to `<it>/<branch folder>`. */
 export const PROJECT_DIR_NAME = '.ralph';
 
+/**
+ * The Ralph Hybrid layout (`.ralph-hybrid/<branch>/`, `.ralph-hybrid/config.yaml`,
+ * `~/.ralph-hybrid/config.yaml`): read as well, so its users can move over without renaming.
+ */
+export const HYBRID_DIR_NAME = '.ralph-hybrid';
+
 export interface LoopPaths {
   dir: string;
   prd: string;
@@ -154,11 +160,13 @@ export interface ProjectPaths {
   memories: string;
   /** The guard's decisions in interactive sessions (`ralph setup --guard`), outside any loop. */
   auditLog: string;
+  /** `.ralph-hybrid/config.yaml`, read below `.ralph/config.yaml` (state/hybrid-config.ts). */
+  hybridConfig: string;
 }
 
 /** The project's own files the agent must not change: its config and the guard's audit logs. */
 export function projectControlPaths(paths: ProjectPaths): string[] {
-  return [paths.config, dirname(paths.auditLog)];
+  return [paths.config, dirname(paths.auditLog), paths.hybridConfig];
 }
 
 export function projectPaths(repoRoot: string): ProjectPaths {
@@ -168,7 +176,13 @@ export function projectPaths(repoRoot: string): ProjectPaths {
     config: join(ralphDir, 'config.yaml'),
     memories: join(ralphDir, 'memories.md'),
     auditLog: join(ralphDir, 'logs', 'audit.jsonl'),
+    hybridConfig: join(resolve(repoRoot), HYBRID_DIR_NAME, 'config.yaml'),
   };
+}
+
+/** Ralph Hybrid's global config, `~/.ralph-hybrid/config.yaml`, read below ralph's user config. */
+export function hybridUserConfigPath(homeDir: string): string {
+  return join(homeDir, HYBRID_DIR_NAME, 'config.yaml');
 }
 
 /**
@@ -178,7 +192,11 @@ export function projectPaths(repoRoot: string): ProjectPaths {
  */
 export function loopSearchRoots(repoRoot: string): string[] {
   const root = resolve(repoRoot);
-  return [join(root, PROJECT_DIR_NAME), join(root, '.claude', 'data', 'ralph-loops')];
+  return [
+    join(root, PROJECT_DIR_NAME),
+    join(root, '.claude', 'data', 'ralph-loops'),
+    join(root, HYBRID_DIR_NAME),
+  ];
 }
 
 /**
@@ -307,11 +325,23 @@ export async function resolveLoopDir(options: {
       ]
     : [];
   return {
-    dir: join(projectPaths(repo.root).ralphDir, branchToFolderName(repo.branch)),
+    dir: await branchLoopDir(repo.root, branchToFolderName(repo.branch)),
     branch: repo.branch,
     repoRoot: repo.root,
     warnings,
   };
+}
+
+/**
+ * `.ralph/<folder>`, unless only Ralph Hybrid's `.ralph-hybrid/<folder>` exists: then that one,
+ * so a ralph-hybrid user's loop runs where it is.
+ */
+async function branchLoopDir(repoRoot: string, folder: string): Promise<string> {
+  const own = join(projectPaths(repoRoot).ralphDir, folder);
+  const hybrid = join(resolve(repoRoot), HYBRID_DIR_NAME, folder);
+  const isDir = async (path: string) => (await stat(path).catch(() => undefined))?.isDirectory();
+  if ((await isDir(own)) !== true && (await isDir(hybrid)) === true) return hybrid;
+  return own;
 }
 
 function branchField(branch: string | undefined): { branch?: string } {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runRalph, tempRepo, testEnv } from './harness.js';
@@ -143,6 +143,9 @@ describe('validate: failing checks', () => {
   it('a protected branch is a warning, not an error', async () => {
     const { repo, home } = await tempRepo('main');
     await runRalph(['init'], repo, testEnv(home));
+    // Planned stories in place of the template's examples, which validate refuses.
+    await writeFile(join(repo, '.ralph', 'main', 'prd.json'), `{"userStories":[${VALID_STORY}]}`);
+    await rm(join(repo, '.ralph', 'main', 'spec.md'));
     const result = await runRalph(['validate'], repo, testEnv(home));
     expect(result.stdout).toContain("⚠ On protected branch 'main'");
     expect(result.code).toBe(0);
@@ -211,6 +214,8 @@ describe('command line', () => {
     'init',
     'run',
     'validate',
+    'import',
+    'archive',
     'status',
     'evidence',
     'memory',

@@ -5,6 +5,23 @@ import { runRalph, tempRepo, testEnv } from './harness.js';
 
 const LOOP = '.ralph/feature-csv-export';
 
+/** What a person does after `ralph init`: the example stories replaced, in spec.md and prd.json alike. */
+async function planStories(dir: string): Promise<void> {
+  const ours: [string, string][] = [
+    ['Replace this second example story', 'Export the filtered rows'],
+    ['Replace this example story', 'Export all rows as CSV'],
+    ['Describe one observable behaviour per criterion', 'The download holds one line per row'],
+    ['Describe one observable behaviour', 'Only the rows shown are exported'],
+    ['the first small, testable slice of the feature so that I get value early', 'a CSV file'],
+    ['the next slice, built on the first', 'only the rows I filtered'],
+  ];
+  for (const file of ['prd.json', 'spec.md']) {
+    let text = await readFile(join(dir, file), 'utf8');
+    for (const [from, to] of ours) text = text.replaceAll(from, to);
+    await writeFile(join(dir, file), text);
+  }
+}
+
 describe('ralph init → validate → status (built binary, temp git repo)', () => {
   it('scaffolds a loop directory that validates, and reports its status as JSON', async () => {
     const { repo, home } = await tempRepo();
@@ -22,6 +39,19 @@ describe('ralph init → validate → status (built binary, temp git repo)', () 
     expect(prompt).toContain('<promise>STORY_COMPLETE</promise>');
     expect(prompt).toContain('{{completion.promise}}');
 
+    // The example stories are refused until they are replaced, each named with its file and field.
+    const refused = await runRalph(['validate'], repo, env);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toContain("✗ 2 stories still hold the template's example text");
+    expect(refused.stdout).toContain('STORY-001 (prd.json): title "Replace this example story"');
+    expect(refused.stdout).toMatch(/STORY-002 \(spec\.md line \d+\): title "Replace this second/);
+    expect(refused.stdout).toContain('hint: write your own title');
+    // run's preflight refuses them too: no agent is started on a placeholder.
+    const run = await runRalph(['run'], repo, env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("2 stories still hold the template's example text");
+
+    await planStories(join(repo, LOOP));
     const validate = await runRalph(['validate'], repo, env);
     expect(validate.stdout).toContain('Preflight checks for branch: feature/csv-export');
     expect(validate.stdout).toContain('✓ Sync check passed');
@@ -47,6 +77,7 @@ describe('ralph init → validate → status (built binary, temp git repo)', () 
     // As a container's root would run it (validate warns about root without IS_SANDBOX=1).
     const env = testEnv(home, { IS_SANDBOX: '1' });
     await runRalph(['init'], repo, env);
+    await planStories(join(repo, LOOP));
     const result = await runRalph(['validate', '--json'], repo, env);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as {
@@ -90,6 +121,7 @@ describe('ralph init → validate → status (built binary, temp git repo)', () 
       userStories: unknown[];
     };
     expect(prd.userStories).toHaveLength(2);
+    await planStories(join(repo, '.claude/data/ralph-loops/task-a'));
     const validate = await runRalph(
       ['validate', '.claude/data/ralph-loops/task-a'],
       repo,

@@ -1,4 +1,4 @@
-import { Command } from '@commander-js/extra-typings';
+import { Command, Option } from '@commander-js/extra-typings';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { basename, relative } from 'node:path';
 import { findPromptFile, findTaskListFile, loopPaths, resolveLoopDir } from '../../state/paths.js';
@@ -19,6 +19,9 @@ const SCAFFOLD = [
 
 const TEMPLATES_DIR = new URL('../../../templates/', import.meta.url);
 
+/** `--template`: which prompt.md to start from. tdd is the Ralph Hybrid spec's TDD prompt. */
+const PROMPT_TEMPLATES = { default: 'prompt.md', tdd: 'prompt-tdd.md' } as const;
+
 export function initCommand(context: CliContext, setExitCode: SetExitCode) {
   return new Command('init')
     .description(
@@ -30,6 +33,14 @@ export function initCommand(context: CliContext, setExitCode: SetExitCode) {
     .option(
       '--missing',
       'complete an existing loop directory: write only the missing files, never replace one',
+    )
+    .addOption(
+      new Option(
+        '--template <name>',
+        'prompt.md to start from: default, or tdd (test first, with amendment awareness)',
+      )
+        .choices(['default', 'tdd'] as const)
+        .default('default' as const),
     )
     .action(async (dir, options) => {
       try {
@@ -46,6 +57,7 @@ export function initCommand(context: CliContext, setExitCode: SetExitCode) {
           resolved.dir,
           resolved.branch ?? basename(resolved.dir),
           options.missing === true,
+          PROMPT_TEMPLATES[options.template],
         );
         const shown = relative(context.cwd, resolved.dir) || '.';
         if (written.length === 0) {
@@ -84,9 +96,14 @@ async function scaffold(
   dir: string,
   feature: string,
   missingOnly: boolean,
+  promptTemplate: string,
 ): Promise<{ name: string; about: string }[]> {
   const paths = loopPaths(dir);
-  const all = SCAFFOLD.map((entry) => ({ ...entry, path: paths[entry.target] }));
+  const all = SCAFFOLD.map((entry) => ({
+    ...entry,
+    template: entry.target === 'prompt' ? promptTemplate : entry.template,
+    path: paths[entry.target],
+  }));
   const existing: string[] = [];
   for (const target of all) {
     if ((await stat(target.path).catch(() => undefined)) !== undefined) existing.push(target.path);

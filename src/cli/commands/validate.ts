@@ -9,7 +9,8 @@ import { sandboxPreflight } from '../../run/sandbox.js';
 import { writeLine, writeStyledLine, type CliContext, type SetExitCode } from '../context.js';
 import { ExitCode, reportError } from '../exit.js';
 import { markLine, useColor, writeJson } from '../output.js';
-import { loadCommandConfig } from '../settings.js';
+import { loadCommandSettings } from '../settings.js';
+import type { HybridMapping } from '../../state/hybrid-config.js';
 import { printTemplateHint } from './templates.js';
 import { promptCheck } from './validate-prompt.js';
 
@@ -26,8 +27,8 @@ export function validateCommand(context: CliContext, setExitCode: SetExitCode) {
     .option('--json', 'print the report as JSON: {ok, branch, loopDir, checks[]}')
     .action(async (dir, options) => {
       try {
-        const config = await loadCommandConfig(context);
-        const report = await runPreflight({
+        const { config, mapped } = await loadCommandSettings(context);
+        const preflight = await runPreflight({
           cwd: context.cwd,
           dir,
           env: context.env,
@@ -39,6 +40,7 @@ export function validateCommand(context: CliContext, setExitCode: SetExitCode) {
             skipPermissions: config.agents.claude.dangerouslySkipPermissions,
           },
         });
+        const report = withHybridMapping(preflight, mapped, context.cwd);
         const prompt = await promptCheck(report, config, context.cwd);
         if (prompt !== undefined) report.checks.push(prompt);
         if (options.json === true) {
@@ -87,6 +89,26 @@ function printReport(report: PreflightReport, context: CliContext): void {
       `${plural(failures, 'check')} failed${warnings > 0 ? `, ${plural(warnings, 'warning')}` : ''}. Fix the errors above before running.`,
     );
   }
+}
+
+/** A line saying which Ralph Hybrid settings were read as which of ralph's, when any were. */
+function withHybridMapping(
+  report: PreflightReport,
+  mapped: readonly HybridMapping[],
+  cwd: string,
+): PreflightReport {
+  if (mapped.length === 0) return report;
+  const check = {
+    name: 'hybrid-config',
+    status: 'pass' as const,
+    message: `Ralph Hybrid settings read as ralph's (${mapped.length})`,
+    details: mapped.map((each) => {
+      const file = relative(cwd, each.file);
+      return `${file.startsWith('..') ? each.file : file}: ${each.from} → ${each.to}`;
+    }),
+    hint: undefined,
+  };
+  return { ...report, checks: [check, ...report.checks] };
 }
 
 function plural(count: number, word: string): string {

@@ -19,6 +19,23 @@ const BACKGROUND: ReadonlySet<LoopEvent['type']> = new Set([
   'iteration_finished',
 ]);
 
+/**
+ * The Ralph Hybrid spec's names for facts status.json already holds, written beside ralph's own
+ * (additively: readers of either keep working). Absent facts stay absent.
+ */
+export function hybridFields(status: Status): Record<string, unknown> {
+  const calls = status.rateLimit;
+  const resets = status.waiting?.reason === 'rate_limit' ? status.waiting.until : undefined;
+  return {
+    status: status.state,
+    storiesComplete: status.storiesPassing,
+    lastUpdated: status.updatedAt,
+    ...(calls?.callsLastHour === undefined ? {} : { apiCallsUsed: calls.callsLastHour }),
+    ...(calls?.callsPerHour === undefined ? {} : { apiCallsLimit: calls.callsPerHour }),
+    ...(resets === undefined ? {} : { rateLimitResetsAt: resets }),
+  };
+}
+
 export function statusFileReporter(loopDir: string, pid: number): Reporter {
   let status: Status | undefined;
   // The seed's field names (status, storiesComplete, lastUpdated) are kept for its monitor scripts.
@@ -26,12 +43,7 @@ export function statusFileReporter(loopDir: string, pid: number): Reporter {
   const sameFolder = folderPin(loopDir);
   const file = latestWriter(async (next: Status) => {
     await sameFolder();
-    await writeStatus(loopDir, {
-      ...next,
-      status: next.state,
-      storiesComplete: next.storiesPassing,
-      lastUpdated: next.updatedAt,
-    });
+    await writeStatus(loopDir, { ...next, ...hybridFields(next) });
   });
   const write = async (next: Status, wait: boolean): Promise<void> => {
     status = next;
