@@ -1,4 +1,5 @@
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { appendFile, chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LOOP, story } from './fake-loop.js';
@@ -106,12 +107,35 @@ ${MATH_FIXED}`;
     ]);
   });
 
-  it('rejects a changed test-runner configuration', async () => {
-    const loop = await verifyProject();
+  it('rejects a changed test-runner configuration or executable a check starts', async () => {
+    const stories = [story(1)];
+    const loop = await verifyProject(stories);
+    // The quality check starts a runner script of the project's own.
+    await mkdir(join(loop.repo, 'node_modules/.bin'), { recursive: true });
+    const bin = join(loop.repo, 'node_modules/.bin/calc-test');
+    await writeFile(bin, '#!/bin/sh\nexec node --test "$@"\n');
+    await chmod(bin, 0o755);
+    await writeFile(
+      join(loop.repo, '.ralph/config.yaml'),
+      'quality_checks:\n  test: node_modules/.bin/calc-test\n',
+    );
+    execFileSync('git', ['add', '-A'], { cwd: loop.repo });
+    execFileSync('git', [...GIT_ID, 'commit', '-qm', 'runner'], { cwd: loop.repo });
+    await claim(
+      loop,
+      1,
+      "printf '#!/bin/sh\\nexit 0\\n' > node_modules/.bin/calc-test",
+      ['STORY-001'],
+      stories,
+    );
     const jest = `node -e "const p=require('./package.json');p.jest={testPathIgnorePatterns:['mul']};require('fs').writeFileSync('package.json',JSON.stringify(p,null,2))"`;
-    await claim(loop, 1, jest, ['STORY-001']);
-    expectExit(await loop.run(['run', '-n', '1', ...FAST]), 1);
-    expect((await rejections(loop))[0]?.[1]).toContain(
+    await claim(loop, 2, jest, ['STORY-001'], stories);
+    expectExit(await loop.run(['run', '-n', '2', ...FAST]), 1);
+    const [first, second] = await rejections(loop);
+    expect(first?.[1]).toBe(
+      'the iteration weakened the tests: changed node_modules/.bin/calc-test, which a check runs',
+    );
+    expect(second?.[1]).toContain(
       'changed the test keys of package.json, which configure the test runner',
     );
   });
