@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fakeAgent, loopDir, pass, run } from '../../test/fixtures/core/engine-fakes.js';
+import { readEvidence } from '../state/evidence-log.js';
 import { readIntegrityState } from '../state/integrity-store.js';
 import type { LoopEvent } from './events.js';
 import type { CheckRun, CheckRunner, VerificationSettings } from './loop-types.js';
@@ -86,6 +87,10 @@ describe('the integrity base across runs', () => {
       runCheck: runner([node(3)]),
     });
     expect(rejections(first.events)).toEqual([]);
+    // The evidence carries the counts; a check whose output ralph does not know says so.
+    const counted = (await readEvidence(dir)).find((each) => each.kind === 'quality');
+    expect(counted).toMatchObject({ kind: 'quality', tests: node(3) });
+    expect(counted?.note).toBeUndefined();
     expect((await readIntegrityState(stateDir, dir)).tests).toEqual({
       'quality:npm test': node(3),
     });
@@ -114,6 +119,8 @@ describe('the integrity base across runs', () => {
     await run(dir, fakeAgent(dir, [pass('STORY-001')]), options, undefined, {
       runCheck: runner([]),
     });
+    const uncounted = (await readEvidence(dir)).find((each) => each.kind === 'quality');
+    expect(uncounted?.note).toMatch(/^no test counts: ralph does not know this output/);
     expect((await readIntegrityState(stateDir, dir)).base).toMatchObject({ commit: HEAD });
 
     const git = runner([]);
