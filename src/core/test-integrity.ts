@@ -61,6 +61,11 @@ const ASSERTION =
 /** Every deletion, marker and lost assertion in the test files of `diff`. */
 export function findTestTampering(diff: TestDiff): string[] {
   const problems: string[] = diff.deleted.map((path) => `deleted test file ${path}`);
+  for (const { file, flag } of diff.hidden) {
+    problems.push(
+      `hid changes to ${file} from git (update-index --${flag}; ralph reads the file itself)`,
+    );
+  }
   for (const { from, to } of diff.movedOut) {
     problems.push(`moved test file ${from} out of the tests (to ${to})`);
   }

@@ -31,6 +31,8 @@ export interface TestDiff {
   /** Whether the base had any test file (a project with none has nothing to weaken yet). */
   baseHadTests: boolean;
   deleted: string[];
+  /** Changed test files git was told to look away from (`update-index` flags), with the flag. */
+  hidden: { file: string; flag: 'assume-unchanged' | 'skip-worktree' }[];
   /** A test file whose content now lives only under a path the test globs do not match. */
   movedOut: { from: string; to: string }[];
   changed: TestFileChange[];
@@ -93,7 +95,13 @@ export async function readTestDiff(
   for (const [file, hash] of Object.entries(start.testBlobs ?? {})) {
     if (isTest(file)) base.set(file, { mode: '100644', hash });
   }
-  const diff: TestDiff = { baseHadTests: base.size > 0, deleted: [], movedOut: [], changed: [] };
+  const diff: TestDiff = {
+    baseHadTests: base.size > 0,
+    deleted: [],
+    hidden: [],
+    movedOut: [],
+    changed: [],
+  };
   const now = new Map<string, Buffer>();
   for (const file of new Set(splitNul(listed))) {
     if (start.untracked.has(file) && !base.has(file)) continue;
@@ -127,6 +135,14 @@ export async function readTestDiff(
     if (isTest(file) && content.length <= MAX_TEXT_BYTES) {
       diff.changed.push({ file, before: '', after: text(content) });
     }
+  }
+  // Said by name: a changed test git was told not to see is no accident.
+  const changed = new Set(diff.changed.map((each) => each.file));
+  for (const entry of splitNul(await runner.git([...GIT, 'ls-files', '-v', '-z'], cwd))) {
+    const [tag, file] = [entry.slice(0, 1), entry.slice(2)];
+    if (!changed.has(file)) continue;
+    if (tag === 'S' || tag === 's') diff.hidden.push({ file, flag: 'skip-worktree' });
+    else if (tag !== tag.toUpperCase()) diff.hidden.push({ file, flag: 'assume-unchanged' });
   }
   return diff;
 }
