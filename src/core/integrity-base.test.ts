@@ -103,6 +103,14 @@ describe('the integrity base across runs', () => {
       'the iteration weakened the tests: `npm test` reports 2 passed (was 3), 1 skipped (was 0)',
     ]);
 
+    // A runner whose summary went missing (a test that silences stdout) counts as weakened too.
+    const silenced = await run(dir, fakeAgent(dir, [pass('STORY-002')]), options, undefined, {
+      runCheck: runner([]),
+    });
+    expect(rejections(silenced.events)).toEqual([
+      'the iteration weakened the tests: `npm test` reports no test summary now (node reported 3 passed)',
+    ]);
+
     await allowTestChanges(dir, 'STORY-002');
     const allowed = await run(dir, fakeAgent(dir, [pass('STORY-002')]), options, undefined, {
       runCheck: runner([node(2, 1)]),
