@@ -166,6 +166,10 @@ ${MATH_FIXED}`;
     const status = await loop.run(['status']);
     expect(status.stdout).toMatch(/^Evidence: +2 line\(s\) not written by ralph \(ignored\)$/m);
     expect(status.stdout).toMatch(/Verified: +STORY-001 rejected/);
+    // The rejection itself removed: ralph knows its record ended elsewhere.
+    await writeFile(join(loop.dir, 'evidence.jsonl'), '');
+    const emptied = await loop.run(['status']);
+    expect(emptied.stdout).toMatch(/^Evidence: +incomplete: lines ralph wrote are missing/m);
   });
 
   it('runs the checks without ralph’s variables and with CI as the person has it', async () => {
