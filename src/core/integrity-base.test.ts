@@ -40,12 +40,12 @@ function runner(counts: TestCounts[]): CheckRunner & { asked: string[] } {
         tests,
       });
     },
-    git(all) {
+    git(all, cwd) {
       const args = all.filter((arg) => !arg.startsWith('--no-replace') && !arg.includes('='));
       const command = args.filter((arg) => arg !== '-c').join(' ');
       asked.push(command);
       if (command.startsWith('rev-parse --verify')) return Promise.resolve(`${HEAD}\n`);
-      if (command.startsWith('rev-parse --show-toplevel')) return Promise.resolve('/nowhere\n');
+      if (command.startsWith('rev-parse --show-toplevel')) return Promise.resolve(`${cwd}\n`);
       if (command.startsWith('stash create')) return Promise.resolve('');
       if (command.startsWith('cat-file -e')) return Promise.resolve('');
       if (

@@ -110,6 +110,19 @@ describe('readTestDiff', () => {
     ]);
   });
 
+  it('reads the files where ralph runs when git’s work tree points elsewhere', async () => {
+    const dir = await repo();
+    const pristine = await repo();
+    const found = await problems(dir, async () => {
+      git(dir, 'config', 'core.worktree', pristine);
+      await writeFile(join(dir, 'test/mul.test.js'), WEAKENED);
+    });
+    expect(found).toEqual([
+      `pointed git's work tree elsewhere (${pristine}: core.worktree)`,
+      'removed 1 assertion(s) from test/mul.test.js (1 before, 0 now)',
+    ]);
+  });
+
   it('reports a test moved out of the test globs', async () => {
     const dir = await repo();
     const found = await problems(dir, () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { lstat, readFile, readlink } from 'node:fs/promises';
+import { lstat, readFile, readlink, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CheckRunner, StartPoint } from './loop-types.js';
 import { globMatcher } from './glob.js';
@@ -28,6 +28,8 @@ export interface TestFileChange {
 }
 
 export interface TestDiff {
+  /** git pointed somewhere other than the repository ralph runs in (core.worktree). */
+  elsewhere?: string | undefined;
   /** Whether the base had any test file (a project with none has nothing to weaken yet). */
   baseHadTests: boolean;
   deleted: string[];
@@ -84,7 +86,12 @@ export async function readTestDiff(
     runner.git([...GIT, 'rev-parse', '--show-toplevel'], cwd),
   ]);
   if (tree === undefined || listed === undefined || top === undefined) return undefined;
-  const root = top.trim();
+  // A core.worktree the agent set in .git/config would have ralph read a pristine copy elsewhere:
+  // the files are read where ralph runs, and the mismatch is itself a finding.
+  const told = top.trim();
+  const here = await realpath(cwd).catch(() => cwd);
+  const inside = here === told || here.startsWith(`${told}/`);
+  const root = inside ? told : here;
   const base = new Map<string, { mode: string; hash: string }>();
   for (const entry of splitNul(tree)) {
     const match = /^(\d+) blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
@@ -96,6 +103,7 @@ export async function readTestDiff(
     if (isTest(file)) base.set(file, { mode: '100644', hash });
   }
   const diff: TestDiff = {
+    ...(inside ? {} : { elsewhere: told }),
     baseHadTests: base.size > 0,
     deleted: [],
     hidden: [],
