@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fakeAgent, loopDir, pass, run } from '../../test/fixtures/core/engine-fakes.js';
+import { readEvidence } from '../state/evidence-log.js';
 import { readIntegrityState } from '../state/integrity-store.js';
 import type { LoopEvent } from './events.js';
 import type { CheckRun, CheckRunner, VerificationSettings } from './loop-types.js';
@@ -39,12 +40,12 @@ function runner(counts: TestCounts[]): CheckRunner & { asked: string[] } {
         tests,
       });
     },
-    git(all) {
+    git(all, cwd) {
       const args = all.filter((arg) => !arg.startsWith('--no-replace') && !arg.includes('='));
       const command = args.filter((arg) => arg !== '-c').join(' ');
       asked.push(command);
       if (command.startsWith('rev-parse --verify')) return Promise.resolve(`${HEAD}\n`);
-      if (command.startsWith('rev-parse --show-toplevel')) return Promise.resolve('/nowhere\n');
+      if (command.startsWith('rev-parse --show-toplevel')) return Promise.resolve(`${cwd}\n`);
       if (command.startsWith('stash create')) return Promise.resolve('');
       if (command.startsWith('cat-file -e')) return Promise.resolve('');
       if (
@@ -86,6 +87,10 @@ describe('the integrity base across runs', () => {
       runCheck: runner([node(3)]),
     });
     expect(rejections(first.events)).toEqual([]);
+    // The evidence carries the counts; a check whose output ralph does not know says so.
+    const counted = (await readEvidence(dir)).find((each) => each.kind === 'quality');
+    expect(counted).toMatchObject({ kind: 'quality', tests: node(3) });
+    expect(counted?.note).toBeUndefined();
     expect((await readIntegrityState(stateDir, dir)).tests).toEqual({
       'quality:npm test': node(3),
     });
@@ -96,6 +101,14 @@ describe('the integrity base across runs', () => {
     });
     expect(rejections(second.events)).toEqual([
       'the iteration weakened the tests: `npm test` reports 2 passed (was 3), 1 skipped (was 0)',
+    ]);
+
+    // A runner whose summary went missing (a test that silences stdout) counts as weakened too.
+    const silenced = await run(dir, fakeAgent(dir, [pass('STORY-002')]), options, undefined, {
+      runCheck: runner([]),
+    });
+    expect(rejections(silenced.events)).toEqual([
+      'the iteration weakened the tests: `npm test` reports no test summary now (node reported 3 passed)',
     ]);
 
     await allowTestChanges(dir, 'STORY-002');
@@ -114,6 +127,8 @@ describe('the integrity base across runs', () => {
     await run(dir, fakeAgent(dir, [pass('STORY-001')]), options, undefined, {
       runCheck: runner([]),
     });
+    const uncounted = (await readEvidence(dir)).find((each) => each.kind === 'quality');
+    expect(uncounted?.note).toMatch(/^no test counts: ralph does not know this output/);
     expect((await readIntegrityState(stateDir, dir)).base).toMatchObject({ commit: HEAD });
 
     const git = runner([]);

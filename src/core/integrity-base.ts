@@ -103,7 +103,10 @@ export function fewerTests(
   now: TestCounts | undefined,
 ): string | undefined {
   const then = ctx.integrityBase.tests?.[key];
-  if (then === undefined || now === undefined) return undefined;
+  if (then === undefined) return undefined;
+  // The same command's runner printed its summary then: output without one now was silenced.
+  if (now === undefined)
+    return `no test summary now (${then.runner} reported ${then.passed} passed)`;
   return weakerSuite(then, now);
 }
 

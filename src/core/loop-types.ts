@@ -168,9 +168,11 @@ export interface LoopContext {
   /** The run's totals so far (a resumed run starts from the paused one's). */
   run: { costUsd: number; tokens: TokenUsage };
   /**
-   * Where test integrity compares from: read before the run's first iteration, moved on only
-   * when a story is verified. Tampering that was rejected, or done in an iteration that claimed
-   * nothing, stays in view of every later claim instead of passing with a bare re-claim.
+   * Where test integrity compares from (integrity-base.ts): loaded from ralph's state dir, or
+   * read before the loop's first iteration, moved on only when a story is verified or the final
+   * quality check passes. Tampering that was rejected, or done in an iteration that claimed
+   * nothing, stays in view of every later claim (in this run and the next) instead of passing
+   * with a bare re-claim.
    */
   integrityBase: {
     start?: StartPoint | undefined;

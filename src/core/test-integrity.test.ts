@@ -7,7 +7,7 @@ import {
 } from './test-integrity.js';
 
 function diff(parts: Partial<TestDiff>): TestDiff {
-  return { baseHadTests: true, deleted: [], movedOut: [], changed: [], ...parts };
+  return { baseHadTests: true, deleted: [], hidden: [], movedOut: [], changed: [], ...parts };
 }
 
 /** One changed test file: `before` and `after` whole. */

@@ -61,6 +61,14 @@ const ASSERTION =
 /** Every deletion, marker and lost assertion in the test files of `diff`. */
 export function findTestTampering(diff: TestDiff): string[] {
   const problems: string[] = diff.deleted.map((path) => `deleted test file ${path}`);
+  if (diff.elsewhere !== undefined) {
+    problems.push(`pointed git's work tree elsewhere (${diff.elsewhere}: core.worktree)`);
+  }
+  for (const { file, flag } of diff.hidden) {
+    problems.push(
+      `hid changes to ${file} from git (update-index --${flag}; ralph reads the file itself)`,
+    );
+  }
   for (const { from, to } of diff.movedOut) {
     problems.push(`moved test file ${from} out of the tests (to ${to})`);
   }

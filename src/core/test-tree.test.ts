@@ -59,14 +59,17 @@ describe('readTestDiff', () => {
   it.each([
     ['assume-unchanged', ['update-index', '--assume-unchanged', 'test/mul.test.js']],
     ['skip-worktree', ['update-index', '--skip-worktree', 'test/mul.test.js']],
-  ])('sees a change git is told to ignore (%s)', async (_flag, args) => {
+  ])('sees a change git is told to ignore (%s)', async (flag, args) => {
     const dir = await repo();
     const found = await problems(dir, async () => {
       git(dir, ...args);
       await writeFile(join(dir, 'test/mul.test.js'), WEAKENED);
       expect(git(dir, 'diff', '--name-only')).toBe('');
     });
-    expect(found).toEqual(['removed 1 assertion(s) from test/mul.test.js (1 before, 0 now)']);
+    expect(found).toEqual([
+      `hid changes to test/mul.test.js from git (update-index --${flag}; ralph reads the file itself)`,
+      'removed 1 assertion(s) from test/mul.test.js (1 before, 0 now)',
+    ]);
   });
 
   it('ignores a replace ref that swaps the base commit for a weakened one', async () => {
@@ -104,6 +107,19 @@ describe('readTestDiff', () => {
     expect(found).toEqual([
       'deleted test file test/add.test.js',
       "added a skip/only/todo marker in test/new.test.js: test.only('x', () => {});",
+    ]);
+  });
+
+  it('reads the files where ralph runs when git’s work tree points elsewhere', async () => {
+    const dir = await repo();
+    const pristine = await repo();
+    const found = await problems(dir, async () => {
+      git(dir, 'config', 'core.worktree', pristine);
+      await writeFile(join(dir, 'test/mul.test.js'), WEAKENED);
+    });
+    expect(found).toEqual([
+      `pointed git's work tree elsewhere (${pristine}: core.worktree)`,
+      'removed 1 assertion(s) from test/mul.test.js (1 before, 0 now)',
     ]);
   });
 

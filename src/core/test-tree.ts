@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { lstat, readFile, readlink } from 'node:fs/promises';
+import { lstat, readFile, readlink, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CheckRunner, StartPoint } from './loop-types.js';
 import { globMatcher } from './glob.js';
@@ -28,9 +28,13 @@ export interface TestFileChange {
 }
 
 export interface TestDiff {
+  /** git pointed somewhere other than the repository ralph runs in (core.worktree). */
+  elsewhere?: string | undefined;
   /** Whether the base had any test file (a project with none has nothing to weaken yet). */
   baseHadTests: boolean;
   deleted: string[];
+  /** Changed test files git was told to look away from (`update-index` flags), with the flag. */
+  hidden: { file: string; flag: 'assume-unchanged' | 'skip-worktree' }[];
   /** A test file whose content now lives only under a path the test globs do not match. */
   movedOut: { from: string; to: string }[];
   changed: TestFileChange[];
@@ -82,7 +86,12 @@ export async function readTestDiff(
     runner.git([...GIT, 'rev-parse', '--show-toplevel'], cwd),
   ]);
   if (tree === undefined || listed === undefined || top === undefined) return undefined;
-  const root = top.trim();
+  // A core.worktree the agent set in .git/config would have ralph read a pristine copy elsewhere:
+  // the files are read where ralph runs, and the mismatch is itself a finding.
+  const told = top.trim();
+  const here = await realpath(cwd).catch(() => cwd);
+  const inside = here === told || here.startsWith(`${told}/`);
+  const root = inside ? told : here;
   const base = new Map<string, { mode: string; hash: string }>();
   for (const entry of splitNul(tree)) {
     const match = /^(\d+) blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
@@ -93,7 +102,14 @@ export async function readTestDiff(
   for (const [file, hash] of Object.entries(start.testBlobs ?? {})) {
     if (isTest(file)) base.set(file, { mode: '100644', hash });
   }
-  const diff: TestDiff = { baseHadTests: base.size > 0, deleted: [], movedOut: [], changed: [] };
+  const diff: TestDiff = {
+    ...(inside ? {} : { elsewhere: told }),
+    baseHadTests: base.size > 0,
+    deleted: [],
+    hidden: [],
+    movedOut: [],
+    changed: [],
+  };
   const now = new Map<string, Buffer>();
   for (const file of new Set(splitNul(listed))) {
     if (start.untracked.has(file) && !base.has(file)) continue;
@@ -127,6 +143,14 @@ export async function readTestDiff(
     if (isTest(file) && content.length <= MAX_TEXT_BYTES) {
       diff.changed.push({ file, before: '', after: text(content) });
     }
+  }
+  // Said by name: a changed test git was told not to see is no accident.
+  const changed = new Set(diff.changed.map((each) => each.file));
+  for (const entry of splitNul(await runner.git([...GIT, 'ls-files', '-v', '-z'], cwd))) {
+    const [tag, file] = [entry.slice(0, 1), entry.slice(2)];
+    if (!changed.has(file)) continue;
+    if (tag === 'S' || tag === 's') diff.hidden.push({ file, flag: 'skip-worktree' });
+    else if (tag !== tag.toUpperCase()) diff.hidden.push({ file, flag: 'assume-unchanged' });
   }
   return diff;
 }

@@ -48,10 +48,11 @@ function fakeRunner(
         output: exitCode === 0 ? 'ok\n' : `FAIL ${command}\nexpected 6, got 0\n`,
       });
     },
-    git(all) {
+    git(all, cwd) {
       // Past the options every integrity call starts with (--no-replace-objects, -c k=v).
       const args = [...all];
       while (args[0]?.startsWith('-') === true) args.splice(0, args[0] === '-c' ? 2 : 1);
+      if (args.join(' ') === 'rev-parse --show-toplevel') return Promise.resolve(`${cwd}\n`);
       return Promise.resolve(
         git[args[0] === 'diff' ? `diff ${args[1] ?? ''} ${args[2] ?? ''}` : (args[0] ?? '')],
       );

@@ -1,7 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
 import { writeFileAtomic } from './atomic-write.js';
-import { checkSeals, evidenceKey, sealLine } from './evidence-seal.js';
+import {
+  checkSeals,
+  evidenceKey,
+  lostLines,
+  readEvidenceHead,
+  sealLine,
+  writeEvidenceHead,
+} from './evidence-seal.js';
 import { loopPaths } from './paths.js';
 
 /**
@@ -65,6 +72,8 @@ export async function appendEvidence(
   const old = await readText(file);
   const key = stateDir === undefined ? undefined : await evidenceKey(stateDir, true);
   let previous = key === undefined ? '' : checkSeals(key, old.split('\n')).last;
+  const head = stateDir === undefined ? undefined : await readEvidenceHead(stateDir, dir);
+  const lost = lostLines(head, previous);
   const lines = entries.map((entry) => {
     const body: EvidenceEntry = evidenceEntrySchema.parse(entry);
     delete body.seal;
@@ -75,6 +84,11 @@ export async function appendEvidence(
   });
   const separator = old === '' || old.endsWith('\n') ? '' : '\n';
   await writeFileAtomic(file, `${old}${separator}${lines.join('')}`);
+  if (stateDir !== undefined && key !== undefined) {
+    const at = entries[0]?.at ?? '';
+    const kept = lost === undefined || head?.lost !== undefined ? lost : `${lost} (seen ${at})`;
+    await writeEvidenceHead(stateDir, dir, { seal: previous, lost: kept });
+  }
 }
 
 /**
@@ -92,10 +106,12 @@ export async function readEvidence(dir: string, stateDir?: string): Promise<Evid
 export async function readEvidenceLog(
   dir: string,
   stateDir?: string,
-): Promise<{ entries: EvidenceEntry[]; notRalphs: number }> {
+): Promise<{ entries: EvidenceEntry[]; notRalphs: number; lost?: string | undefined }> {
   const lines = (await readText(loopPaths(dir).evidence)).split('\n');
   const key = stateDir === undefined ? undefined : await evidenceKey(stateDir, false);
-  const { results } = checkSeals(key, lines);
+  const { results, last } = checkSeals(key, lines);
+  const lost =
+    stateDir === undefined ? undefined : lostLines(await readEvidenceHead(stateDir, dir), last);
   const entries: EvidenceEntry[] = [];
   let notRalphs = 0;
   for (const { value, ours } of results) {
@@ -103,7 +119,7 @@ export async function readEvidenceLog(
     if (stateDir !== undefined && !ours) notRalphs += 1;
     else if (parsed.success) entries.push(parsed.data);
   }
-  return { entries, notRalphs };
+  return { entries, notRalphs, ...(lost === undefined ? {} : { lost }) };
 }
 
 async function readText(file: string): Promise<string> {

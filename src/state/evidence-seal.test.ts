@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, readFile, stat } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -48,6 +48,23 @@ describe('sealed evidence', () => {
     const after = await readEvidenceLog(loop, state);
     expect(after.entries).toHaveLength(3);
     expect(after.notRalphs).toBe(2);
+  });
+
+  it('notices lines ralph wrote that were removed from the end, and keeps saying so', async () => {
+    const { loop, state } = await dirs();
+    await appendEvidence(loop, [entry('STORY-001', 'pass')], state);
+    await appendEvidence(loop, [entry('STORY-001', 'fail', 2)], state);
+    expect((await readEvidenceLog(loop, state)).lost).toBeUndefined();
+    const file = join(loop, 'evidence.jsonl');
+    const [first] = (await readFile(file, 'utf8')).split('\n');
+    await writeFile(file, `${first}\n`);
+    expect((await readEvidenceLog(loop, state)).lost).toBe(
+      'lines ralph wrote are missing from its end',
+    );
+    await appendEvidence(loop, [entry('STORY-001', 'pass', 3)], state);
+    expect((await readEvidenceLog(loop, state)).lost).toMatch(
+      /^lines ralph wrote are missing .*\(seen /,
+    );
   });
 
   it('trusts no line when ralph has no key, and keeps the key private', async () => {

@@ -1,6 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { link, mkdir, open, readFile, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { writeFileAtomic } from './atomic-write.js';
+import { loopStateDir } from './user-state.js';
 
 /**
  * evidence.jsonl lives in the loop directory, where the agent can write: a line it appends that
@@ -8,8 +10,9 @@ import { join } from 'node:path';
  * `seal` is HMAC-SHA256(key, previous seal + line without its seal), under a key kept in ralph's
  * user state dir (0600, never in the agent's environment). A line whose seal does not check is
  * "not written by ralph": shown as such and never counted. The chain makes a genuine line copied
- * elsewhere (a pass replayed after a rejection) fail too. Its limit: without the OS sandbox the
- * agent runs as the same user and can read the key; and lines removed from the end go unnoticed.
+ * elsewhere (a pass replayed after a rejection) fail too, and the head kept below notices lines
+ * removed from the end. Its limit: without the OS sandbox the agent runs as the same user and can
+ * read the key.
  */
 
 const KEY_FILE = 'evidence.key';
@@ -90,4 +93,51 @@ export function checkSeals(
     results.push({ value, ours });
   }
   return { results, last: previous };
+}
+
+/**
+ * The seal of the last line ralph wrote, per loop directory, kept beside the key: lines removed
+ * from the end of evidence.jsonl (a rejection the agent wants forgotten) leave the file's chain
+ * ending elsewhere. Once seen, the loss stays recorded (`lost`), also after ralph appends again.
+ */
+export interface EvidenceHead {
+  seal: string;
+  /** When ralph found lines it wrote missing, and what was missing. */
+  lost?: string | undefined;
+}
+
+function headFile(stateDir: string, loopDir: string): string {
+  return join(loopStateDir(stateDir, loopDir), 'evidence-head.json');
+}
+
+export async function readEvidenceHead(
+  stateDir: string,
+  loopDir: string,
+): Promise<EvidenceHead | undefined> {
+  const text = await readFile(headFile(stateDir, loopDir), 'utf8').catch(() => undefined);
+  try {
+    const value = JSON.parse(text ?? 'null') as Partial<EvidenceHead> | null;
+    return typeof value?.seal === 'string'
+      ? { seal: value.seal, ...(typeof value.lost === 'string' ? { lost: value.lost } : {}) }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function writeEvidenceHead(
+  stateDir: string,
+  loopDir: string,
+  head: EvidenceHead,
+): Promise<void> {
+  const file = headFile(stateDir, loopDir);
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  await writeFileAtomic(file, `${JSON.stringify(head)}\n`);
+}
+
+/** Why the file's chain does not end where ralph left it, if it does not. */
+export function lostLines(head: EvidenceHead | undefined, last: string): string | undefined {
+  if (head === undefined) return undefined;
+  if (head.lost !== undefined) return head.lost;
+  return head.seal === last ? undefined : 'lines ralph wrote are missing from its end';
 }

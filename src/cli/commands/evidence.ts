@@ -39,6 +39,12 @@ export function evidenceCommand(context: CliContext, setExitCode: SetExitCode) {
             `ralph: ${log.notRalphs} line(s) of ${target.name}/evidence.jsonl were not written by ralph: not shown, never counted`,
           );
         }
+        if (log.lost !== undefined) {
+          writeLine(
+            context.stderr,
+            `ralph: ${target.name}/evidence.jsonl is incomplete: ${log.lost}`,
+          );
+        }
         const entries = log.entries.filter(
           (entry) => story === undefined || entry.storyId === story,
         );

@@ -71,6 +71,7 @@ export function statusCommand(context: CliContext, setExitCode: SetExitCode) {
             latestVerifications(evidence.entries),
           ),
           evidenceNotByRalph: evidence.notRalphs,
+          evidenceIncomplete: evidence.lost ?? null,
           parked: summary.parked.map((story) => ({ ...brief(story), reason: story.blocked })),
           lastRun: status ?? null,
           runningPid: lock?.alive === true ? (lock.holder?.pid ?? null) : null,
@@ -100,6 +101,9 @@ export function statusCommand(context: CliContext, setExitCode: SetExitCode) {
         }
         for (const each of report.verification) {
           writeLine(out, `Verified:       ${verificationLine(each)}`);
+        }
+        if (evidence.lost !== undefined) {
+          writeLine(out, `Evidence:       incomplete: ${evidence.lost}`);
         }
         if (evidence.notRalphs > 0) {
           writeLine(
