@@ -112,6 +112,7 @@ describe('config locations', () => {
       config: '/repo/.ralph/config.yaml',
       auditLog: '/repo/.ralph/logs/audit.jsonl',
       hybridConfig: '/repo/.ralph-hybrid/config.yaml',
+      memories: '/repo/.ralph/memories.md',
     });
   });
 
