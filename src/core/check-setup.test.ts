@@ -10,13 +10,26 @@ afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-/** A runner whose `git show START:./FILE` answers with the file as it was (undefined: absent). */
+/**
+ * A runner whose object store holds the files as they were (absent: not listed): `ls-tree`
+ * lists them under made-up blob ids, `cat-file blob ID` answers with the text.
+ */
 function runnerWith(before: Record<string, string>): CheckRunner {
+  const files = Object.keys(before);
+  const blobOf = (index: number) => index.toString(16).padStart(40, 'a');
   return {
     shell: () => Promise.reject(new Error('no shell here')),
     git: (args) => {
-      const file = args.find((arg) => arg.includes(':./'))?.split(':./')[1] ?? '';
-      return Promise.resolve(before[file]);
+      if (args.includes('ls-tree')) {
+        const asked = args.slice(args.indexOf('--') + 1);
+        const listed = files
+          .map((file, index) => ({ file, index }))
+          .filter(({ file }) => asked.includes(file))
+          .map(({ file, index }) => `100644 blob ${blobOf(index)}\t${file}\0`);
+        return Promise.resolve(listed.join(''));
+      }
+      const index = files.findIndex((_, each) => blobOf(each) === args.at(-1));
+      return Promise.resolve(index < 0 ? undefined : before[files[index] ?? '']);
     },
   };
 }

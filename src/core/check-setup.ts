@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readBaseFiles } from './base-files.js';
 import type { CheckRunner, StartPoint } from './loop-types.js';
-import { findRunnerConfigChanges } from './runner-config.js';
+import { findRunnerConfigChanges, runnerConfigFiles } from './runner-config.js';
 
 /**
  * How the checks run is part of what they check: an agent that rewrites the `test` script to
@@ -18,18 +17,18 @@ export async function findCheckSetupChanges(
   commands: readonly string[],
   hadTests = true,
 ): Promise<string[]> {
-  const [npmrcBefore, npmrcNow, packageBefore, packageNow] = await Promise.all([
-    runner.git(['--no-replace-objects', 'show', `${start.commit}:./.npmrc`], cwd),
-    readFile(join(cwd, '.npmrc'), 'utf8').catch(() => undefined),
-    runner.git(['--no-replace-objects', 'show', `${start.commit}:./package.json`], cwd),
-    readFile(join(cwd, 'package.json'), 'utf8').catch(() => undefined),
+  const base = await readBaseFiles(runner, cwd, start.commit, [
+    '.npmrc',
+    ...runnerConfigFiles(commands),
   ]);
   const problems: string[] = [];
-  if ((npmrcBefore ?? '') !== (npmrcNow ?? '')) {
+  const npmrc = await base.difference('.npmrc');
+  if (npmrc !== undefined && (npmrc.before ?? '') !== (npmrc.now ?? '')) {
     problems.push('changed .npmrc, which decides how npm runs the checks');
   }
-  const before = scriptsOf(packageBefore);
-  const now = scriptsOf(packageNow);
+  const packageJson = await base.difference('package.json');
+  const before = scriptsOf(packageJson?.before);
+  const now = scriptsOf(packageJson?.now);
   for (const name of scriptsRunBy(commands)) {
     // A script that was not there is set up, not weakened (a first story that creates the
     // project writes its test script). One that was there must stay as it was, and so must what
@@ -41,7 +40,7 @@ export async function findCheckSetupChanges(
       }
     }
   }
-  problems.push(...(await findRunnerConfigChanges(runner, cwd, start, hadTests, commands)));
+  problems.push(...(await findRunnerConfigChanges(base, cwd, start, hadTests, commands)));
   return problems;
 }
 

@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CheckRunner, StartPoint } from './loop-types.js';
-import { executablesRunBy, findRunnerConfigChanges, hashExecutables } from './runner-config.js';
+import { readBaseFiles } from './base-files.js';
+import {
+  executablesRunBy,
+  findRunnerConfigChanges,
+  hashExecutables,
+  runnerConfigFiles,
+} from './runner-config.js';
 import { readStartPoint } from './test-tree.js';
 
 const dirs: string[] = [];
@@ -61,7 +67,9 @@ describe('findRunnerConfigChanges', () => {
     await file('pyproject.toml', PYPROJECT.replace('-q', '-q -k "not mul"'));
     await file('pytest.ini', '[pytest]\naddopts = -k "not mul"\n');
     await file('node_modules/vitest/cli.js', '#!/usr/bin/env node\nprocess.exit(0);\n');
-    expect(await findRunnerConfigChanges(runner, dir, start, true, ['npx vitest run'])).toEqual([
+    const commands = ['npx vitest run'];
+    const base = await readBaseFiles(runner, dir, start.commit, runnerConfigFiles(commands));
+    expect(await findRunnerConfigChanges(base, dir, start, true, commands)).toEqual([
       'changed vitest.config.js, which configures the test runner',
       'added pytest.ini, which configures the test runner',
       'changed the test keys of package.json, which configure the test runner',
@@ -78,7 +86,8 @@ describe('findRunnerConfigChanges', () => {
       JSON.stringify({ name: 'q', jest: { testTimeout: 5000 } }),
     );
     await writeFile(join(dir, 'jest.config.js'), 'module.exports = {};\n');
-    expect(await findRunnerConfigChanges(runner, dir, start, false, ['npm test'])).toEqual([]);
+    const base = await readBaseFiles(runner, dir, start.commit, runnerConfigFiles(['npm test']));
+    expect(await findRunnerConfigChanges(base, dir, start, false, ['npm test'])).toEqual([]);
   });
 });
 

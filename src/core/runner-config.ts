@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CheckRunner, StartPoint } from './loop-types.js';
+import type { BaseFiles } from './base-files.js';
+import type { StartPoint } from './loop-types.js';
 
 /**
  * A test runner's configuration decides which tests run: an `exclude` in vitest.config.ts, a
@@ -41,25 +42,33 @@ const CONFIG_PARTS: readonly { file: string; part: (text: string) => string; wha
   { file: 'Cargo.toml', part: iniSections(/^\[?(?:test|lib|bench)\]?$/), what: '[[test]]/[lib]' },
 ];
 
+/** A Makefile or justfile is the runner's config when a check runs make or just. */
+function buildFilesRunBy(commands: readonly string[]): string[] {
+  const files = commands.some((command) => /\bmake\b/.test(command))
+    ? ['Makefile', 'makefile', 'GNUmakefile']
+    : [];
+  if (commands.some((command) => /\bjust\b/.test(command))) files.push('justfile');
+  return files;
+}
+
+/** Every file findRunnerConfigChanges compares, for readBaseFiles (package.json among them). */
+export function runnerConfigFiles(commands: readonly string[]): string[] {
+  return [...CONFIG_FILES, ...buildFilesRunBy(commands), ...CONFIG_PARTS.map(({ file }) => file)];
+}
+
 /** What differs from the base in the runner config and the executables the checks start. */
 export async function findRunnerConfigChanges(
-  runner: CheckRunner,
+  base: BaseFiles,
   cwd: string,
   start: StartPoint,
   hadTests: boolean,
   commands: readonly string[],
 ): Promise<string[]> {
   const problems: string[] = [];
-  const atBase = (file: string) =>
-    runner.git(['--no-replace-objects', 'show', `${start.commit}:./${file}`], cwd);
-  const onDisk = (file: string) => readFile(join(cwd, file), 'utf8').catch(() => undefined);
-  // A Makefile or justfile is the runner's config when a check runs make or just.
-  const runners = commands.some((command) => /\bmake\b/.test(command))
-    ? ['Makefile', 'makefile', 'GNUmakefile']
-    : [];
-  if (commands.some((command) => /\bjust\b/.test(command))) runners.push('justfile');
-  for (const file of [...CONFIG_FILES, ...runners]) {
-    const [before, now] = await Promise.all([atBase(file), onDisk(file)]);
+  for (const file of [...CONFIG_FILES, ...buildFilesRunBy(commands)]) {
+    const difference = await base.difference(file);
+    if (difference === undefined) continue;
+    const { before, now } = difference;
     if (before === now || (before === undefined && !hadTests)) continue;
     // vite.config is the app's build config too: it counts when it holds vitest's `test`.
     const vite = file.startsWith('vite.config');
@@ -69,7 +78,7 @@ export async function findRunnerConfigChanges(
     );
   }
   for (const { file, part, what } of CONFIG_PARTS) {
-    const [before, now] = await Promise.all([atBase(file), onDisk(file)]);
+    const { before, now } = (await base.difference(file)) ?? {};
     if (before === undefined || now === undefined) continue;
     if (part(before) !== part(now)) {
       problems.push(`changed the ${what} of ${file}, which configure the test runner`);

@@ -1,0 +1,79 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { gitBlobId, readBaseFiles } from './base-files.js';
+import type { CheckRunner } from './loop-types.js';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+/** A real git, counting its calls: the point of readBaseFiles is how few there are. */
+function countingRunner(): CheckRunner & { calls: string[][] } {
+  const calls: string[][] = [];
+  return {
+    calls,
+    shell: () => Promise.reject(new Error('no shell here')),
+    git: (args, cwd) => {
+      calls.push([...args]);
+      return new Promise((done) => {
+        execFile('git', [...args], { cwd, env }, (error, stdout) => {
+          done(error === null ? stdout : undefined);
+        });
+      });
+    },
+  };
+}
+
+async function repo(): Promise<{ dir: string; commit: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'ralph-base-files-'));
+  dirs.push(dir);
+  await mkdir(join(dir, '.cargo'));
+  await writeFile(join(dir, '.npmrc'), 'fund=false\n');
+  await writeFile(join(dir, 'package.json'), '{"scripts":{"test":"node --test"}}\n');
+  await writeFile(join(dir, '.cargo/config.toml'), '[build]\n');
+  execFileSync('git', ['init', '-q'], { cwd: dir, env });
+  execFileSync('git', ['add', '-A'], { cwd: dir, env });
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-qm', 'one'], {
+    cwd: dir,
+    env,
+  });
+  const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, env }).toString().trim();
+  return { dir, commit };
+}
+
+describe('readBaseFiles', () => {
+  it('tells unchanged, changed, added and deleted files apart with one listing', async () => {
+    const { dir, commit } = await repo();
+    await writeFile(join(dir, 'package.json'), '{"scripts":{"test":"exit 0"}}\n');
+    await writeFile(join(dir, 'pytest.ini'), '[pytest]\n');
+    await rm(join(dir, '.cargo/config.toml'));
+    const runner = countingRunner();
+    const files = ['.npmrc', 'package.json', 'pytest.ini', '.cargo/config.toml', 'jest.config.js'];
+    const base = await readBaseFiles(runner, dir, commit, files);
+    expect(await base.difference('.npmrc')).toBeUndefined();
+    expect(await base.difference('jest.config.js')).toBeUndefined();
+    expect(await base.difference('package.json')).toEqual({
+      before: '{"scripts":{"test":"node --test"}}\n',
+      now: '{"scripts":{"test":"exit 0"}}\n',
+    });
+    expect(await base.difference('pytest.ini')).toEqual({ now: '[pytest]\n' });
+    expect(await base.difference('.cargo/config.toml')).toEqual({ before: '[build]\n' });
+    // One ls-tree, then one read of each changed or deleted file's base content: none for the
+    // unchanged and the absent ones.
+    expect(
+      runner.calls.map((call) => call.find((arg) => arg === 'ls-tree' || arg === 'cat-file')),
+    ).toEqual(['ls-tree', 'cat-file', 'cat-file']);
+  });
+
+  it("computes git's blob ids", () => {
+    // `printf 'hello\n' | git hash-object --stdin`
+    expect(gitBlobId(Buffer.from('hello\n'), 'x'.repeat(40))).toBe(
+      'ce013625030ba8dba906f756967f9e9ca394464a',
+    );
+  });
+});
