@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic/server.js';
 import {
+  apiError,
   bash,
+  failFirst,
   reply,
   scriptedSteps,
   sessionSequence,
@@ -24,7 +26,9 @@ import {
  * fake Messages API answers with the `anthropic-ratelimit-unified-*` headers (the 5-hour window
  * 95 % used, resetting a few seconds later; the weekly one 40 %), from which the CLI prints
  * `rate_limit_event` lines. ralph keeps the windows, shows them in `ralph status`, and with
- * limits.pace 0.9 holds the second iteration back until the 5-hour window has reset.
+ * limits.pace 0.9 holds the second iteration back until the 5-hour window has reset. The second
+ * claude process meets a 529 on each turn once, which it retries itself: its api_retry lines
+ * reach ralph as agent_retry events.
  */
 
 const LOOP = '.ralph/feature-pace';
@@ -66,14 +70,22 @@ describe('ralph run paces on the usage windows the real Claude Code CLI reports'
             headers: busy,
           },
         ]),
-        scriptedSteps([
-          { ...reply('Marking STORY-002 done.', bash(flip(1), 'Mark STORY-002')), headers: fresh },
-          { ...reply('All done. <promise>COMPLETE</promise>'), headers: fresh },
-        ]),
+        // Each turn of the second process is overloaded once: Claude Code retries (api_retry).
+        failFirst(
+          1,
+          apiError(529, { message: 'Overloaded', retryAfter: 1 }),
+          scriptedSteps([
+            {
+              ...reply('Marking STORY-002 done.', bash(flip(1), 'Mark STORY-002')),
+              headers: fresh,
+            },
+            { ...reply('All done. <promise>COMPLETE</promise>'), headers: fresh },
+          ]),
+        ),
       ]),
     );
     const env: Record<string, string> = {
-      ...claudeEnv({ baseUrl: fake.url, root, maxRetries: 0 }),
+      ...claudeEnv({ baseUrl: fake.url, root, maxRetries: 1 }),
       ANTHROPIC_AUTH_TOKEN: gatewayToken(),
       RALPH_CLAUDE_BIN: claudeBinary(),
       RALPH_LIMITS_PACE: '0.9',
@@ -130,6 +142,11 @@ describe('ralph run paces on the usage windows the real Claude Code CLI reports'
     const second = events.filter((event) => event.type === 'iteration_started')[1];
     expect(Date.parse(String(second?.at))).toBeGreaterThanOrEqual(fiveHourReset * 1000);
     expect(events.at(-1)).toMatchObject({ type: 'run_finished', state: 'COMPLETE', exitCode: 0 });
+
+    // The second process's retries reached ralph as agent_retry events, before its result.
+    const retries = events.filter((event) => event.type === 'agent_retry');
+    expect(retries.length).toBeGreaterThanOrEqual(1);
+    expect(retries[0]).toMatchObject({ iteration: 2, retry: 1, maxRetries: 1, errorStatus: 529 });
 
     // `ralph status` shows the windows the second run reported.
     const status = await runRalph(['status'], repo, env);
