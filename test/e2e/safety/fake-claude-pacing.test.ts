@@ -49,7 +49,7 @@ describe('usage windows, pacing and api_retry with the fake claude', () => {
     const stories = [story(1), story(2)];
     const loop = await createFakeLoop(stories);
     // Epoch seconds, as Claude Code writes them: the 5-hour window resets a few seconds from now.
-    const fiveHourReset = Math.ceil(Date.now() / 1000) + 6;
+    const fiveHourReset = Math.ceil(Date.now() / 1000) + 10;
     const weekReset = fiveHourReset + 3 * 86_400;
     await loop.agent(1, {
       // The retry line first, then a pause: ralph must show it while the agent still runs.

@@ -50,7 +50,8 @@ describe('ralph run paces on the usage windows the real Claude Code CLI reports'
     const flip = (index: number) =>
       `node -e 'const fs=require("fs");const f="${prdFile}";const p=JSON.parse(fs.readFileSync(f,"utf8"));p.userStories[${index}].passes=true;fs.writeFileSync(f,JSON.stringify(p,null,2)+"\\n")'`;
 
-    const fiveHourReset = Math.ceil(Date.now() / 1000) + 10;
+    // Far enough ahead for ralph init and the first iteration on a busy machine.
+    const fiveHourReset = Math.ceil(Date.now() / 1000) + 20;
     const weekReset = fiveHourReset + 3 * 86_400;
     const busy = usageHeaders({
       fiveHour: { utilization: 0.95, resetsAt: fiveHourReset, status: 'allowed_warning' },
