@@ -102,6 +102,21 @@ export async function runAttempts(
       onText: (text) => {
         queue({ type: 'agent_text', at: ctx.at(), iteration, text });
       },
+      onRetry: (retry) => {
+        queue({
+          type: 'agent_retry',
+          at: ctx.at(),
+          iteration,
+          attempt,
+          ...definedOnly({
+            retry: retry.attempt,
+            maxRetries: retry.maxRetries,
+            delayMs: retry.delayMs,
+            errorStatus: retry.errorStatus,
+            error: retry.error,
+          }),
+        });
+      },
       onInit: (sessionId, model) => {
         // Once per attempt: a long session can print init lines again (each would rewrite
         // status.json), and the first one already says what the monitors need.
@@ -149,6 +164,7 @@ export async function runAttempts(
     ctx.run.tokens = addTokens(ctx.run.tokens, result?.usage);
     ctx.safety.spend(story.id, result?.costUsd, result?.usage);
     ctx.safety.callFinished(result?.usage, clock.now());
+    const reportedUsage = ctx.safety.recordUsage(report.agent.rateLimits, clock.now());
     const classification = classifyRun(report.agent, {
       now: clock.now(),
       // A getter: only a limit message with a reset time that names no zone reads it.
@@ -173,6 +189,7 @@ export async function runAttempts(
         )
       : undefined;
     await ctx.safety.save(clock.now());
+    if (reportedUsage) await emitUsageWindows(ctx);
     await emitFinished(ctx, { plan, storyRef, attempt, report, classification, next });
     if (transition !== undefined) {
       await ctx.emit({
@@ -266,6 +283,31 @@ function nextAfterAttempt(
     default:
       return { kind: 'final' };
   }
+}
+
+/** The usage windows as safety.json now holds them, for status.json and the monitors. */
+export async function emitUsageWindows(ctx: LoopContext): Promise<void> {
+  const windows = Object.fromEntries(
+    Object.entries(ctx.safety.usageWindows()).map(([name, window]) => [
+      name,
+      definedOnly({
+        utilization: window.utilization,
+        resetsAt: window.resetsAt,
+        status: window.status,
+      }),
+    ]),
+  );
+  const pace = ctx.settings.pace;
+  await ctx.emit({ type: 'usage_windows', at: ctx.at(), windows, ...(pace > 0 ? { pace } : {}) });
+}
+
+/** The object without its undefined fields (events leave absent fields out). */
+function definedOnly<T extends Record<string, unknown>>(
+  fields: T,
+): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
 }
 
 async function emitFinished(

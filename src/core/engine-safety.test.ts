@@ -293,7 +293,7 @@ describe('retries', () => {
       stopReason: 'fatal',
       iterations: 1,
     });
-    expect(result.hint).toContain('claude login');
+    expect(result.hint).toContain('ANTHROPIC_API_KEY');
     expect(agent.requests).toHaveLength(1);
   });
 

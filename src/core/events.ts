@@ -303,6 +303,42 @@ const storyVerified = z.object({
   commit: z.string().optional(),
 });
 
+/**
+ * Claude Code is retrying an API request (its `system/api_retry` line): shown within seconds, so
+ * a run with the network down does not sit silent for minutes.
+ */
+const agentRetry = z.object({
+  type: z.literal('agent_retry'),
+  at,
+  iteration: count,
+  attempt: count,
+  /** Claude Code's own retry count, and its limit (CLAUDE_CODE_MAX_RETRIES, 10 by default). */
+  retry: count.optional(),
+  maxRetries: count.optional(),
+  delayMs: z.number().optional(),
+  errorStatus: z.number().optional(),
+  /** rate_limit, overloaded, server_error, authentication_failed, unknown, … */
+  error: z.string().optional(),
+});
+
+/** One usage window (five_hour, seven_day, …) as Claude Code last reported it. */
+const usageWindowSchema = z.object({
+  /** 0–1, when reported. */
+  utilization: z.number().optional(),
+  resetsAt: z.string().optional(),
+  status: z.string().optional(),
+});
+export type UsageWindowView = z.infer<typeof usageWindowSchema>;
+
+/** The subscription's usage windows after an attempt that reported them (or at a pacing wait). */
+const usageWindows = z.object({
+  type: z.literal('usage_windows'),
+  at,
+  windows: z.record(z.string(), usageWindowSchema),
+  /** limits.pace, when pacing is on. */
+  pace: z.number().optional(),
+});
+
 const warning = z.object({ type: z.literal('warning'), at, message: z.string() });
 
 const runFinished = z.object({
@@ -338,6 +374,8 @@ export const loopEventSchema = z.discriminatedUnion('type', [
   completeNotBelieved,
   storyRejected,
   storyVerified,
+  agentRetry,
+  usageWindows,
   warning,
   runFinished,
 ]);

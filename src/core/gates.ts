@@ -2,6 +2,7 @@ import type { TaskListDocument } from '../plan/read.js';
 import type { Story } from '../plan/types.js';
 import { checkBudget, usd } from '../safety/budget.js';
 import type { PendingWait } from '../safety/store.js';
+import { paceDecision } from '../safety/usage-windows.js';
 import type { LoopContext, Stop, UsageLimitAnswer } from './loop-types.js';
 import { interrupted } from './loop-types.js';
 import { waitUntil, type WaitDeps } from './waits.js';
@@ -21,6 +22,8 @@ export async function beforeAgentStart(
     const stop = await usageLimitGate(ctx, pending, next);
     if (stop !== undefined) return stop;
   }
+  const paced = await paceGate(ctx, next);
+  if (paced !== undefined) return paced;
   const decision = ctx.safety.checkRate(ctx.deps.clock.now());
   if (!decision.allowed) {
     const waited = await waitUntil(waitDeps(ctx), {
@@ -32,6 +35,31 @@ export async function beforeAgentStart(
     if (!waited) return interrupted('during a rate-limit wait');
   }
   return undefined;
+}
+
+/**
+ * limits.pace: a usage window at or above the threshold holds the next agent back until that
+ * window resets, through the usage-limit wait (its countdown, Ctrl+C, the injected clock).
+ * Pacing is asked for, so it waits whatever --on-usage-limit says.
+ */
+async function paceGate(
+  ctx: LoopContext,
+  next: { iteration: number; attempt: number },
+): Promise<Stop | undefined> {
+  const decision = paceDecision(
+    ctx.safety.usageWindows(),
+    ctx.settings.pace,
+    ctx.deps.clock.now(),
+    ctx.settings.usageLimit.marginMs,
+  );
+  if (!decision.wait) return undefined;
+  const waited = await waitUntil(waitDeps(ctx), {
+    reason: 'usage_limit',
+    until: decision.until,
+    detail: decision.detail,
+    ...next,
+  });
+  return waited ? undefined : interrupted('during a pacing wait');
 }
 
 async function usageLimitGate(

@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import type { AgentAdapter, AgentRunResult, PermissionMode } from '../agents/types.js';
+import type { AgentAdapter, AgentEvent, AgentRunResult, PermissionMode } from '../agents/types.js';
 import { parseTaskList, type TaskListDocument } from '../plan/read.js';
 import type { Story } from '../plan/types.js';
 import { writeFileAtomic } from '../state/atomic-write.js';
@@ -38,6 +38,8 @@ export interface IterationInput {
   /** The agent's first line: its session and the model it really runs. */
   onInit?: (sessionId: string | undefined, model: string | undefined) => void;
   onText: (text: string) => void;
+  /** Claude Code announced a retry of an API request (its api_retry line). */
+  onRetry?: (retry: Extract<AgentEvent, { type: 'api_retry' }>) => void;
 }
 
 export interface IterationReport {
@@ -80,6 +82,7 @@ export async function runIteration(
       if (event.type === 'tool_use') input.onToolUse(event.call.name, event.call.summary);
       else if (event.type === 'text') input.onText(event.text);
       else if (event.type === 'init') input.onInit?.(event.sessionId, event.model);
+      else if (event.type === 'api_retry') input.onRetry?.(event);
     },
   });
 

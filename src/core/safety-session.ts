@@ -14,6 +14,7 @@ import {
 import { checkRate, nextRateWindow, type RateDecision } from '../safety/rate-limiter.js';
 import type { SafetySettings } from '../safety/settings.js';
 import { readSafety, writeSafety, type PendingWait, type SafetyFile } from '../safety/store.js';
+import { nextUsageWindows, type UsageReading, type UsageWindows } from '../safety/usage-windows.js';
 import type { BreakerSnapshot, Spend } from './events.js';
 
 /**
@@ -37,6 +38,10 @@ export interface SafetySession {
   /** Usage limits in a row without a known reset time (0 after any other outcome). */
   unknownResetStreak(): number;
   setUnknownResetStreak(streak: number): void;
+  /** The usage windows as last reported (safety.json keeps them between runs). */
+  usageWindows(): UsageWindows;
+  /** Takes in an attempt's rate_limit_event readings; true when they named any window. */
+  recordUsage(readings: readonly UsageReading[], now: Date): boolean;
 }
 
 export async function openSafetySession(
@@ -93,6 +98,15 @@ export async function openSafetySession(
     unknownResetStreak: () => state.usageLimit.unknownResetStreak,
     setUnknownResetStreak(streak) {
       update({ usageLimit: { ...state.usageLimit, unknownResetStreak: streak } });
+    },
+    usageWindows: () => state.usageWindows ?? {},
+    recordUsage(readings, at) {
+      const named = readings.some(
+        (reading) =>
+          reading.rateLimitType !== undefined || Object.keys(reading.windows ?? {}).length > 0,
+      );
+      if (named) update({ usageWindows: nextUsageWindows(state.usageWindows ?? {}, readings, at) });
+      return named;
     },
   };
 }

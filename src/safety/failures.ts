@@ -190,9 +190,15 @@ export function softFatal(evidence: RunEvidence): FatalFailure | undefined {
 /** A failure the same iteration may get past after a short backoff. */
 export function transientFailure(evidence: RunEvidence): FailureClass | undefined {
   if (!considered(evidence)) return undefined;
-  const structured = STRUCTURED_TRANSIENT[evidence.assistantError ?? ''];
-  if (structured !== undefined) return { kind: 'transient', why: structured };
   const status = evidence.result?.apiErrorStatus;
+  const structured = STRUCTURED_TRANSIENT[evidence.assistantError ?? ''];
+  if (structured !== undefined) {
+    // The class is settled; the status and the message still say which error it was.
+    const said = failureTexts(evidence)[0];
+    const detail =
+      said === undefined ? (status === undefined ? '' : ` (${status})`) : `: ${quote(said)}`;
+    return { kind: 'transient', why: `${structured}${detail}` };
+  }
   if (status !== undefined && (status >= 500 || status === 429 || status === 408)) {
     const what =
       status === 429 ? 'rate limited' : status === 408 ? 'request timeout' : 'server error';

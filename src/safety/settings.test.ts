@@ -22,6 +22,7 @@ describe('safety settings', () => {
         unknownBaseMs: 5 * 60_000,
         unknownMaxMs: 60 * 60_000,
       },
+      pace: 0,
       idleTimeoutMs: 5 * 60_000,
       resultGraceMs: 30_000,
       maxLineBytes: 1_048_576,

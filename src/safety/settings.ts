@@ -22,6 +22,8 @@ export interface SafetySettings {
     /** `ask` gives up (and exits) after this long without an answer. */
     askTimeoutMs: number;
   };
+  /** Wait for a usage window's reset instead of starting at or above this use (0: off). */
+  pace: number;
   /** Kill an agent that prints nothing for this long. */
   idleTimeoutMs: number;
   /** Kill an agent that printed its result line but has not exited after this long. */
@@ -42,6 +44,7 @@ export function safetySettingsFrom(
     | 'budget'
     | 'retry'
     | 'usageLimit'
+    | 'limits'
     | 'idleTimeoutMinutes'
     | 'resultGraceSeconds'
     | 'maxLineBytes'
@@ -72,6 +75,7 @@ export function safetySettingsFrom(
       unknownBaseMs: usageLimit.firstBackoffMinutes * MINUTE,
       unknownMaxMs: usageLimit.maxBackoffMinutes * MINUTE,
     },
+    pace: config.limits.pace,
     // 0 turns the idle limit off: spawn treats 0 as "none".
     idleTimeoutMs: config.idleTimeoutMinutes * MINUTE,
     resultGraceMs: config.resultGraceSeconds * SECOND,

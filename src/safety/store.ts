@@ -6,6 +6,7 @@ import { RalphError } from '../util/errors.js';
 import { budgetStateSchema, EMPTY_BUDGET } from './budget.js';
 import { breakerStateSchema, INITIAL_BREAKER } from './circuit-breaker.js';
 import { EMPTY_RATE_WINDOW, rateWindowSchema } from './rate-limiter.js';
+import { usageWindowSchema } from './usage-windows.js';
 
 /**
  * safety.json: the state of every safety policy of one loop directory, so that a restart keeps
@@ -44,6 +45,8 @@ export const safetyFileSchema = z.looseObject({
     /** Limits in a row without a known reset time: the backoff's exponent. */
     unknownResetStreak: z.int().min(0),
   }),
+  /** The usage windows (five_hour, seven_day, …) as the latest rate_limit_events reported them. */
+  usageWindows: z.record(z.string(), usageWindowSchema).optional(),
 });
 export type SafetyFile = z.infer<typeof safetyFileSchema>;
 

@@ -44,6 +44,7 @@ describe('config schema', () => {
         maxBackoffMinutes: 60,
         askTimeoutSeconds: 30,
       },
+      limits: { pace: 0 },
       qualityChecks: {},
       verify: {
         timeoutSeconds: 600,
@@ -160,6 +161,7 @@ describe('CONFIG_KEYS', () => {
       ['usageLimit.firstBackoffMinutes', 'number', 'RALPH_USAGE_LIMIT_FIRST_BACKOFF_MINUTES'],
       ['usageLimit.maxBackoffMinutes', 'number', 'RALPH_USAGE_LIMIT_MAX_BACKOFF_MINUTES'],
       ['usageLimit.askTimeoutSeconds', 'number', 'RALPH_USAGE_LIMIT_ASK_TIMEOUT_SECONDS'],
+      ['limits.pace', 'number', 'RALPH_LIMITS_PACE'],
       ['qualityChecks', 'map', 'RALPH_QUALITY_CHECKS'],
       ['verify.timeoutSeconds', 'number', 'RALPH_VERIFY_TIMEOUT_SECONDS'],
       ['verify.testIntegrity', 'boolean', 'RALPH_VERIFY_TEST_INTEGRITY'],

@@ -133,4 +133,16 @@ export const SAFETY_SETTINGS = {
       default: 30,
     }),
   }),
+  limits: section(
+    "Pacing against the Claude subscription's usage windows (5-hour, weekly) that Claude Code reports.",
+    {
+      pace: setting(z.number().min(0).max(1), {
+        description:
+          "Do not start an iteration while a usage window is at least this used (0–1, e.g. 0.9): wait for that window's reset instead. Off by default: the usage-limit wait already handles the limit itself, and pacing gives up the rest of a window to avoid being cut off mid-iteration.",
+        requirement: 'a number from 0 to 1 (0: off)',
+        zeroMeans: 'off',
+        default: 0,
+      }),
+    },
+  ),
 };

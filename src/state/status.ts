@@ -129,6 +129,33 @@ export const statusSchema = z.looseObject({
     .describe(
       'Set while ralph waits (usage-limit reset, rate limit, retry backoff): the countdown.',
     ),
+  usageWindows: z
+    .record(
+      z.string(),
+      z.looseObject({
+        utilization: z.number().min(0).max(1).optional(),
+        resetsAt: timestamp.optional(),
+        status: z.string().optional(),
+      }),
+    )
+    .optional()
+    .describe(
+      "The subscription's usage windows (five_hour, seven_day, …) as Claude Code last reported them: use 0–1 and reset time.",
+    ),
+  pace: z.number().min(0).max(1).optional().describe('limits.pace, when pacing is on.'),
+  retrying: z
+    .looseObject({
+      at: timestamp,
+      retry: count.optional(),
+      maxRetries: count.optional(),
+      delayMs: z.number().min(0).optional(),
+      errorStatus: z.number().optional(),
+      error: z.string().optional(),
+    })
+    .optional()
+    .describe(
+      'Set while Claude Code retries an API request in the current attempt (its api_retry line): which retry, why.',
+    ),
 });
 export type Status = z.infer<typeof statusSchema>;
 

@@ -5,6 +5,7 @@ import type { Config } from '../../state/config-schema.js';
 import type { Status } from '../../state/status.js';
 import { writeLine } from '../context.js';
 import { safetySettingsFrom } from '../../safety/settings.js';
+import { retryText, windowLines } from '../../monitor/view/usage-text.js';
 
 /**
  * The safety part of `ralph status`: cost and tokens (run, per story), the circuit breaker, a
@@ -32,6 +33,13 @@ export interface SafetyReport {
     nextRun: Config['usageLimit']['action'];
   } | null;
   rate: { callsLastHour: number; callsPerHour: number | null; tokensLastHour: number };
+  /** The subscription's usage windows as Claude Code last reported them (safety.json). */
+  usageWindows: Record<
+    string,
+    { utilization: number | null; resetsAt: string | null; status: string | null; seenAt: string }
+  >;
+  /** limits.pace, or null when pacing is off. */
+  pace: number | null;
 }
 
 export async function safetyReport(
@@ -71,6 +79,18 @@ export async function safetyReport(
             storyId: pending.storyId,
             nextRun: settings.usageLimit.action,
           },
+    usageWindows: Object.fromEntries(
+      Object.entries(state.usageWindows ?? {}).map(([name, window]) => [
+        name,
+        {
+          utilization: window.utilization ?? null,
+          resetsAt: window.resetsAt ?? null,
+          status: window.status ?? null,
+          seenAt: window.seenAt,
+        },
+      ]),
+    ),
+    pace: settings.pace > 0 ? settings.pace : null,
     rate: {
       callsLastHour: rate.calls,
       callsPerHour: settings.rateLimit.callsPerHour > 0 ? settings.rateLimit.callsPerHour : null,
@@ -159,6 +179,28 @@ export function printSafety(
     row(
       'Usage limit:',
       `until ${limit.until} (${countdown(Date.parse(limit.until) - now.getTime())}): ${limit.message}; ${next}`,
+    );
+  }
+  const retrying = status?.state === 'RUNNING' ? status.retrying : undefined;
+  if (retrying !== undefined) row('Agent API:', `Claude Code is ${retryText(retrying)}`);
+  const windows = windowLines(
+    Object.fromEntries(
+      Object.entries(report.usageWindows).map(([name, window]) => [
+        name,
+        {
+          ...(window.utilization === null ? {} : { utilization: window.utilization }),
+          ...(window.resetsAt === null ? {} : { resetsAt: window.resetsAt }),
+          ...(window.status === null ? {} : { status: window.status }),
+        },
+      ]),
+    ),
+    now,
+    report.pace ?? undefined,
+  );
+  if (windows.length > 0) {
+    row(
+      'Usage:',
+      `${windows.join('; ')}${report.pace === null ? '' : ` — limits.pace ${Math.round(report.pace * 100)} %`}`,
     );
   }
   // A running loop's own limit (--rate-limit) may differ from the configured one.

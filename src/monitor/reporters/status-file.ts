@@ -17,6 +17,8 @@ const BACKGROUND: ReadonlySet<LoopEvent['type']> = new Set([
   'iteration_started',
   'agent_started',
   'iteration_finished',
+  'agent_retry',
+  'usage_windows',
 ]);
 
 /**
@@ -101,7 +103,7 @@ function update(status: Status, event: LoopEvent): Status | undefined {
   switch (event.type) {
     case 'iteration_started':
       return {
-        ...notWaiting(base),
+        ...notRetrying(notWaiting(base)),
         iteration: event.iteration,
         attempt: event.attempt,
         currentStory: {
@@ -120,9 +122,29 @@ function update(status: Status, event: LoopEvent): Status | undefined {
             },
             ...(event.sessionId === undefined ? {} : { sessionId: event.sessionId }),
           };
-    case 'iteration_finished':
+    case 'agent_retry':
       return {
         ...base,
+        retrying: {
+          at: event.at,
+          ...(event.retry === undefined ? {} : { retry: event.retry }),
+          ...(event.maxRetries === undefined ? {} : { maxRetries: event.maxRetries }),
+          ...(event.delayMs === undefined ? {} : { delayMs: Math.max(0, event.delayMs) }),
+          ...(event.errorStatus === undefined ? {} : { errorStatus: event.errorStatus }),
+          ...(event.error === undefined ? {} : { error: event.error }),
+        },
+      };
+    case 'usage_windows':
+      return {
+        ...base,
+        usageWindows: Object.fromEntries(
+          Object.entries(event.windows).map(([name, window]) => [name, { ...window }]),
+        ),
+        ...(event.pace === undefined ? {} : { pace: event.pace }),
+      };
+    case 'iteration_finished':
+      return {
+        ...notRetrying(base),
         storiesPassing: event.storiesPassing,
         storiesTotal: event.storiesTotal,
         lastResult: `${event.outcome}: ${event.detail}`,
@@ -198,6 +220,12 @@ function update(status: Status, event: LoopEvent): Status | undefined {
     default:
       return undefined;
   }
+}
+
+function notRetrying(status: Status): Status {
+  const copy = { ...status };
+  delete copy.retrying;
+  return copy;
 }
 
 function notWaiting(status: Status): Status {

@@ -1,4 +1,5 @@
 import type { LoopEvent, Reporter, Spend } from '../../core/events.js';
+import { retryText, windowLines } from '../view/usage-text.js';
 
 /** Readable progress on a terminal: one line per step, agent activity only with --verbose. */
 export function textReporter(
@@ -66,6 +67,13 @@ function render(event: LoopEvent, verbose: boolean): string | undefined {
         event.checks.map((check) => check.command ?? check.name ?? check.kind).join(', ') ||
         'no checks configured'
       }`;
+    case 'agent_retry':
+      // Shown without --verbose: a run with the network down is otherwise silent for minutes.
+      return `  ↻ Claude Code is ${retryText(event)}`;
+    case 'usage_windows': {
+      const lines = windowLines(event.windows, new Date(event.at), event.pace);
+      return lines.length === 0 ? undefined : `  usage: ${lines.join('; ')}`;
+    }
     case 'warning':
       return `  ⚠ ${event.message}`;
     case 'run_finished':

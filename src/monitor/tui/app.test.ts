@@ -50,6 +50,7 @@ describe('MonitorApp (80×24)', () => {
       Model opus · elapsed 2m15s · iteration 10s · last 1m00s
       Stories [██████████░░░░░░░░░░] 1/2 passing
       Calls 3/100 this hour (next frees in 57m46s) · breaker CLOSED (no progress 1/3)
+      Usage -
       Cost $0.7500 run · $0.0000 story · $0.5000 last iteration
       Tokens 3.4k run · 0 story · 1.9k last iteration
       Last tool calls
@@ -66,7 +67,6 @@ describe('MonitorApp (80×24)', () => {
       10:01:03 ▶ iteration 2: STORY-001 Export the table as CSV [sonnet]
       10:02:03 ✓ iteration 2 progress: STORY-001 now passing (60.0 s, $0.5000) — 1/2 …
       10:02:05 ▶ iteration 3: STORY-002 Add a download button [opus]
-
       q quit · .ralph/feature-csv"
     `);
   });
@@ -78,6 +78,7 @@ describe('MonitorApp (80×24)', () => {
       Model - · elapsed - · iteration - · last -
       Stories [░░░░░░░░░░░░░░░░░░░░] 0/0 passing
       Calls 0 this hour · breaker CLOSED
+      Usage -
       Cost $0.0000 run · $0.0000 story · - last iteration
       Tokens 0 run · - story · - last iteration
       Last tool calls
@@ -86,7 +87,6 @@ describe('MonitorApp (80×24)', () => {
 
 
       Recent events
-
 
 
 
@@ -137,6 +137,54 @@ describe('MonitorApp (80×24)', () => {
     const text = frame({ view: waiting, now: Date.parse('2026-11-22T10:10:00.000Z') });
     expect(text).toContain('waiting: usage limit, resumes in 20m00s');
     expect(text).toContain('breaker OPEN');
+  });
+
+  it("shows the usage windows and Claude Code's retry of an API request", () => {
+    const events = [
+      {
+        type: 'usage_windows',
+        at: '2026-11-22T10:02:20.000Z',
+        windows: {
+          five_hour: { utilization: 0.91, resetsAt: '2026-11-22T12:00:00.000Z' },
+          seven_day: { utilization: 0.3, resetsAt: '2026-11-26T09:00:00.000Z' },
+        },
+        pace: 0.9,
+      },
+      {
+        type: 'agent_retry',
+        at: '2026-11-22T10:02:25.000Z',
+        iteration: 3,
+        attempt: 1,
+        retry: 2,
+        maxRetries: 10,
+        delayMs: 1158,
+        errorStatus: 529,
+        error: 'overloaded',
+      },
+    ]
+      .map((each) => parseEvent(each))
+      .filter((each): each is MonitorEvent => each !== undefined)
+      .reduce((state, event) => reduceView(state, event), view);
+    const text = frame({ view: events, now: Date.parse('2026-11-22T10:10:00.000Z') });
+    expect(text).toContain('retrying (attempt 2 of 10, 529 overloaded, next in 1s)');
+    expect(text).toContain('Usage 5-hour 91 %, pacing (resets in 1h50m) · weekly 30 %');
+    // The retry belongs to its attempt: gone once the iteration finishes.
+    expect(events.safety.retry).toBeDefined();
+    const finished = reduceView(events, {
+      type: 'iteration_finished',
+      at: '2026-11-22T10:03:00.000Z',
+      iteration: 3,
+      attempt: 1,
+      story: { id: 'STORY-002', title: 'Add a download button' },
+      outcome: 'progress',
+      detail: 'story complete',
+      newlyPassing: ['STORY-002'],
+      storiesPassing: 2,
+      storiesTotal: 2,
+      durationMs: 60_000,
+    });
+    expect(finished.safety.retry).toBeUndefined();
+    expect(finished.safety.usage?.pace).toBe(0.9);
   });
 
   it('writes no colour codes with color off (NO_COLOR)', () => {

@@ -10,6 +10,7 @@ import {
   type LineKind,
 } from '../view/describe.js';
 import { totalTokens, type MonitorView } from '../view/reducer.js';
+import { windowLines } from '../view/usage-text.js';
 
 /**
  * The monitor screen: a pure function of the view, the time and the terminal size (no hooks),
@@ -50,7 +51,7 @@ const KIND_COLOR: Record<LineKind, Color | undefined> = {
   warn: 'yellow',
   other: undefined,
 };
-const FIXED_LINES = 10; // 7 status lines, 2 pane titles, the footer
+const FIXED_LINES = 11; // 8 status lines, 2 pane titles, the footer
 const TOOL_LINES = 4;
 
 export function MonitorApp(props: MonitorAppProps): ReactNode {
@@ -73,8 +74,11 @@ export function MonitorApp(props: MonitorAppProps): ReactNode {
   const free = d.callsFreeInMs === undefined ? '' : ` (next frees in ${duration(d.callsFreeInMs)})`;
   const waitText =
     d.waitLeftMs === undefined
-      ? undefined
+      ? view.safety.retry?.text
       : `waiting: ${d.waitReason ?? 'limit'}, resumes in ${duration(d.waitLeftMs)}`;
+  const usage = view.safety.usage;
+  const usageText =
+    usage === undefined ? [] : windowLines(usage.windows, new Date(now), usage.pace);
 
   const tools = view.tools.slice(-TOOL_LINES);
   const recentRows = Math.max(1, props.height - FIXED_LINES - TOOL_LINES);
@@ -117,6 +121,7 @@ export function MonitorApp(props: MonitorAppProps): ReactNode {
         ? ''
         : ` (no progress ${breaker.noProgress}/${breaker.noProgressLimit})`,
     ),
+    line('usage', `Usage ${usageText.length === 0 ? '-' : usageText.join(' · ')}`),
     line(
       'cost',
       `Cost ${money(view.costUsd)} run · ${money(storyRow?.costUsd ?? 0)} story · ${

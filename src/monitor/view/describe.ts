@@ -1,4 +1,5 @@
 import type { MonitorEvent } from '../events.js';
+import { retryText, windowLines } from './usage-text.js';
 
 /**
  * One event as a line for a person, shared by `ralph attach`, the TUI's recent-events pane and
@@ -95,6 +96,13 @@ export function describeEvent(event: MonitorEvent, textMax = 200): EventLine {
       return {
         kind: 'good',
         text: `✓ ${event.story.id} verified by ralph (${event.checks.length} check${event.checks.length === 1 ? '' : 's'})`,
+      };
+    case 'agent_retry':
+      return { kind: 'warn', text: `↻ Claude Code is ${retryText(event)}` };
+    case 'usage_windows':
+      return {
+        kind: 'other',
+        text: `usage: ${windowLines(event.windows, new Date(event.at), event.pace).join('; ') || 'no window open'}`,
       };
     case 'warning':
       return { kind: 'warn', text: `⚠ ${oneLine(event.message, 200)}` };

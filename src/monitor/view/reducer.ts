@@ -232,6 +232,8 @@ export function reduceView(
     case 'wait_finished':
     case 'usage_limit':
     case 'budget_exceeded':
+    case 'agent_retry':
+    case 'usage_windows':
       return { ...base, safety: reduceSafety(view.safety, event) };
     default:
       // Agent text, warnings, unknown and future types: a line in the recent pane is all.

@@ -1,4 +1,5 @@
-import type { LoopEvent } from '../../core/events.js';
+import type { LoopEvent, UsageWindowView } from '../../core/events.js';
+import { retryText } from './usage-text.js';
 
 /**
  * The safety part of the monitor's view: circuit breaker, agent calls against the hourly
@@ -19,6 +20,10 @@ export interface SafetyView {
   wait?: { reason: string; since: string; until: string; detail: string };
   usageLimit?: { message: string; resetAt?: string; action: string; at: string };
   budget?: { message: string; at: string };
+  /** The subscription's usage windows as the loop last reported them, and limits.pace. */
+  usage?: { windows: Record<string, UsageWindowView>; pace?: number; at: string };
+  /** Claude Code retrying an API request in the running attempt: "retrying (attempt 2 of 10, …)". */
+  retry?: { text: string; at: string };
 }
 
 type SafetyEvent = Extract<
@@ -33,6 +38,8 @@ type SafetyEvent = Extract<
       | 'wait_finished'
       | 'usage_limit'
       | 'budget_exceeded'
+      | 'agent_retry'
+      | 'usage_windows'
       | 'run_finished';
   }
 >;
@@ -49,7 +56,7 @@ export function reduceSafety(safety: SafetyView, event: SafetyEvent): SafetyView
     }
     case 'iteration_finished':
       return {
-        ...safety,
+        ...without(safety, 'retry'),
         ...(event.breaker === undefined ? {} : { breaker: breakerOf(event.breaker) }),
         ...(event.callsLastHour === undefined
           ? {}
@@ -67,8 +74,9 @@ export function reduceSafety(safety: SafetyView, event: SafetyEvent): SafetyView
         ? safety
         : { ...safety, wait: { ...safety.wait, until: event.until } };
     case 'wait_finished':
-    case 'run_finished':
       return withoutWait(safety);
+    case 'run_finished':
+      return without(withoutWait(safety), 'retry');
     case 'usage_limit':
       return {
         ...safety,
@@ -81,7 +89,25 @@ export function reduceSafety(safety: SafetyView, event: SafetyEvent): SafetyView
       };
     case 'budget_exceeded':
       return { ...safety, budget: { message: event.message, at: event.at } };
+    case 'agent_retry':
+      return { ...safety, retry: { text: retryText(event), at: event.at } };
+    case 'usage_windows':
+      return {
+        ...safety,
+        usage: {
+          windows: event.windows,
+          ...(event.pace === undefined ? {} : { pace: event.pace }),
+          at: event.at,
+        },
+      };
   }
+}
+
+function without(safety: SafetyView, key: 'retry'): SafetyView {
+  if (safety[key] === undefined) return safety;
+  const rest = { ...safety };
+  delete rest.retry;
+  return rest;
 }
 
 function breakerOf(snapshot: {

@@ -110,6 +110,7 @@ function render(snapshot) {
   set('stat-calls', d.callsThisHour + (d.callsLimit === undefined ? '' : '/' + d.callsLimit), d.callsThisHour);
   const breaker = v.safety.breaker;
   set('stat-breaker', breaker ? breaker.state : 'CLOSED');
+  set('stat-usage', (snapshot.usage || []).join(' · '));
   const current = v.current;
   set('stat-current', current ? current.storyId + (current.model ? ' · ' + current.model : '') : v.exitReason || '');
   $('chart').innerHTML = snapshot.chart;

@@ -9,6 +9,7 @@ import { describeEvent, type EventLine } from '../view/describe.js';
 import { watchLiveness, withLiveness } from '../liveness.js';
 import { initialView, reduceAll, type IterationRow, type MonitorView } from '../view/reducer.js';
 import { verificationText } from '../view/verification.js';
+import { windowLines } from '../view/usage-text.js';
 import { timelineSvg } from './chart.js';
 
 /**
@@ -40,6 +41,8 @@ export interface Snapshot {
   /** Every story of the task list (the view only knows the ones an iteration touched). */
   taskStories: StoryInfo[] | undefined;
   chart: string;
+  /** The usage windows and a Claude Code retry in progress, as lines (usage-text.ts). */
+  usage: string[];
 }
 
 export interface LoopFeed {
@@ -126,6 +129,12 @@ export function createLoopFeed(
       derived: safeForTerminal(derived) as Snapshot['derived'],
       taskStories: safeForTerminal(taskStories),
       chart: timelineSvg(view.iterations, { logHref: options.logHref, now: now() }),
+      usage: [
+        ...(seen.safety.retry === undefined ? [] : [seen.safety.retry.text]),
+        ...(seen.safety.usage === undefined
+          ? []
+          : windowLines(seen.safety.usage.windows, new Date(now()), seen.safety.usage.pace)),
+      ],
     };
   };
   const broadcastView = (): void => {

@@ -29,7 +29,7 @@ export const PAGE_HTML = `<!doctype html>
       <div class="card"><div class="label">Stories passing</div><div class="value" id="stat-stories">-</div><div class="progress"><div id="stat-progress"></div></div></div>
       <div class="card"><div class="label">Cost</div><div class="value" id="stat-cost">-</div><div class="sub" id="stat-tokens"></div></div>
       <div class="card"><div class="label">Elapsed</div><div class="value" id="stat-elapsed">-</div><div class="sub" id="stat-current"></div></div>
-      <div class="card"><div class="label">Calls this hour</div><div class="value" id="stat-calls">-</div><div class="sub" id="stat-calls-free"></div></div>
+      <div class="card"><div class="label">Calls this hour</div><div class="value" id="stat-calls">-</div><div class="sub" id="stat-calls-free"></div><div class="sub" id="stat-usage"></div></div>
       <div class="card"><div class="label">Breaker</div><div class="value" id="stat-breaker">-</div><div class="sub" id="stat-wait"></div></div>
     </section>
     <section>

@@ -255,3 +255,46 @@ describe('web dashboard with a token', () => {
     ).rejects.toThrow('needs a token');
   });
 });
+
+describe('web dashboard: usage windows', () => {
+  it('shows the usage windows and a Claude Code retry in the view it sends', async () => {
+    const stream = openSse(`${dashboard.url}api/events?loop=.ralph%2Ffeature-a`);
+    expect(await stream.status).toBe(200);
+    await stream.waitFor((messages) => messages.some((each) => each.event === 'view'));
+    const events = [
+      {
+        type: 'usage_windows',
+        at: '2026-11-22T10:04:00.000Z',
+        windows: { seven_day: { utilization: 0.42, resetsAt: '2099-01-01T00:00:00.000Z' } },
+      },
+      {
+        type: 'agent_retry',
+        at: '2026-11-22T10:04:01.000Z',
+        iteration: 3,
+        attempt: 1,
+        retry: 1,
+        maxRetries: 10,
+        errorStatus: 429,
+        error: 'rate_limit',
+      },
+    ];
+    await appendFile(
+      join(loopA, 'events.jsonl'),
+      events.map((each) => `${JSON.stringify(each)}\n`).join(''),
+    );
+    const usageOf = (data: string | undefined) =>
+      (JSON.parse(data ?? '{}') as { usage?: string[] }).usage ?? [];
+    await stream.waitFor((messages) =>
+      messages.some((each) => each.event === 'view' && usageOf(each.data).length === 2),
+    );
+    const usage = usageOf(
+      stream.messages.find((each) => each.event === 'view' && usageOf(each.data).length === 2)
+        ?.data,
+    );
+    expect(usage[0]).toBe('retrying (attempt 1 of 10, 429 rate_limit)');
+    expect(usage[1]).toMatch(/^weekly 42 % \(resets in \d+h\d\dm\)$/);
+    const page = await get('/');
+    expect(page.body).toContain('id="stat-usage"');
+    stream.close();
+  });
+});

@@ -115,3 +115,30 @@ export function failFirst(times: number, error: ErrorReply, script: Script): Scr
     return seen < times ? error : script(request);
   };
 }
+
+/**
+ * The response headers from which Claude Code 2.1.330 builds its `rate_limit_event` (names from
+ * the CLI: `anthropic-ratelimit-unified-{status,reset,representative-claim}` and, per window,
+ * `-5h-`/`-7d-` `utilization`, `reset`, `status`). Reset times in epoch seconds. The CLI reads
+ * them only for a subscription or a gateway login (see gatewayToken in ../real-claude/env.ts),
+ * not for an API key.
+ */
+export function usageHeaders(windows: {
+  fiveHour: { utilization: number; resetsAt: number; status?: string };
+  sevenDay: { utilization: number; resetsAt: number; status?: string };
+}): Record<string, string> {
+  const { fiveHour, sevenDay } = windows;
+  return {
+    'anthropic-ratelimit-unified-status': fiveHour.status ?? 'allowed',
+    'anthropic-ratelimit-unified-reset': String(fiveHour.resetsAt),
+    'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+    'anthropic-ratelimit-unified-5h-utilization': String(fiveHour.utilization),
+    'anthropic-ratelimit-unified-5h-reset': String(fiveHour.resetsAt),
+    'anthropic-ratelimit-unified-5h-status': fiveHour.status ?? 'allowed',
+    'anthropic-ratelimit-unified-7d-utilization': String(sevenDay.utilization),
+    'anthropic-ratelimit-unified-7d-reset': String(sevenDay.resetsAt),
+    'anthropic-ratelimit-unified-7d-status': sevenDay.status ?? 'allowed',
+    'anthropic-ratelimit-unified-overage-status': 'rejected',
+    'anthropic-ratelimit-unified-overage-disabled-reason': 'org_level_disabled',
+  };
+}

@@ -130,7 +130,7 @@ export async function startFakeAnthropic(
     }
     if (reply.delayMs !== undefined) await sleep(reply.delayMs);
     const message = buildMessage(reply, request, defaultUsage);
-    const headers = { 'request-id': `req_${message.id}` };
+    const headers = { 'request-id': `req_${message.id}`, ...reply.headers };
     if (!request.stream) {
       res.writeHead(200, { 'content-type': 'application/json', ...headers });
       res.end(JSON.stringify(message));

@@ -24,6 +24,11 @@ export interface MessageReply {
   model?: string;
   /** Wait before answering, e.g. to let a test observe a running iteration. */
   delayMs?: number;
+  /**
+   * Extra response headers, e.g. the `anthropic-ratelimit-unified-*` set from which Claude Code
+   * builds its rate_limit_event (see usageHeaders in script.ts).
+   */
+  headers?: Record<string, string>;
 }
 
 /** An HTTP error in the Messages API's shape: `{type:"error", error:{type, message}}`. */

@@ -112,3 +112,15 @@ export function makeSandbox(prefix = 'ralph-claude-'): Sandbox {
     },
   };
 }
+
+/**
+ * An ANTHROPIC_AUTH_TOKEN that makes the CLI treat ANTHROPIC_BASE_URL as a Claude gateway (an
+ * unsigned JWT whose `aud` is "claude-gateway"; the CLI reads the claim, it does not verify it).
+ * In that mode it reads the usage-window headers and prints rate_limit_event lines, as it does
+ * for a claude.ai subscription; with an API key it prints none. Use it instead of
+ * ANTHROPIC_API_KEY (remove that from the environment).
+ */
+export function gatewayToken(): string {
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${part({ alg: 'none', typ: 'JWT' })}.${part({ aud: 'claude-gateway', sub: 'ralph-test' })}.x`;
+}
