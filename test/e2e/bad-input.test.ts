@@ -248,7 +248,7 @@ describe('command line', () => {
       expect(help.stdout, command).toContain(`Usage: ralph ${command}`);
       expect(help.stdout.length, command).toBeGreaterThan(100);
       for (const line of help.stdout.split('\n'))
-        expect([...line].length, `${command}: ${line}`).toBeLessThanOrEqual(80);
+        expect(Array.from(line).length, `${command}: ${line}`).toBeLessThanOrEqual(80);
       helps.set(command, help.stdout);
     }
     for (const command of [
