@@ -115,6 +115,8 @@ export type AgentEvent =
       version: string | undefined;
     }
   | { type: 'text'; text: string }
+  /** The model's thinking (a `thinking` block; '' when Claude Code sent it redacted). */
+  | { type: 'thinking'; text: string }
   | { type: 'tool_use'; call: ToolCall }
   | { type: 'tool_result'; toolUseId: string | undefined; isError: boolean; text: string }
   | { type: 'rate_limit'; info: RateLimitInfo }

@@ -1,10 +1,9 @@
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { createRequire } from 'node:module';
 import type { CliContext, SetExitCode } from './context.js';
+import { helpConfiguration, reflowHelpTexts } from './help-format.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
-
-const HELP_WIDTH = 100;
 
 type CommandFactory = (context: CliContext, setExitCode: SetExitCode) => CommandUnknownOpts;
 
@@ -42,6 +41,32 @@ const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
 };
 
 /**
+ * What `ralph --help` shows of each command: a group and one line (`ralph CMD --help` has the
+ * whole description). Keeps the top-level help within a screen: 60 lines, 80 columns.
+ */
+const OVERVIEW: Record<string, { group: string; summary: string }> = {
+  init: { group: 'Start a loop:', summary: 'create a loop directory with example files' },
+  run: { group: 'Start a loop:', summary: 'run the loop until every story passes' },
+  validate: { group: 'Start a loop:', summary: 'check everything a run needs' },
+  status: { group: 'Watch and look back:', summary: 'where a loop stands: stories, cost, waits' },
+  evidence: { group: 'Watch and look back:', summary: 'how ralph verified each story' },
+  setup: { group: 'Claude Code integration:', summary: 'install the guard or the loop hook' },
+  loop: { group: 'Claude Code integration:', summary: 'in-session loops via the Stop hook' },
+  'stop-hook': { group: 'Claude Code integration:', summary: 'the Stop hook of `ralph loop`' },
+  demo: { group: 'Start a loop:', summary: 'a whole loop on a sample project, no account' },
+  inspect: { group: 'Watch and look back:', summary: "summarise one iteration's log" },
+  list: { group: 'Watch and look back:', summary: 'the loops of this repository and their state' },
+  attach: { group: 'Watch and look back:', summary: 'follow a running loop live' },
+  stop: { group: 'Watch and look back:', summary: 'stop a running loop gracefully' },
+  logs: { group: 'Watch and look back:', summary: "the agent's iteration logs, readable" },
+  monitor: { group: 'Watch and look back:', summary: 'live view in the terminal, or --web' },
+  guard: { group: 'Claude Code integration:', summary: 'the PreToolUse hook of the guard' },
+  verify: { group: 'Check the work:', summary: 'verify the feature against spec.md' },
+  debug: { group: 'Check the work:', summary: 'debug a problem, scientific method' },
+  sandbox: { group: 'Check the work:', summary: 'run a command in the OS sandbox' },
+};
+
+/**
  * The commands a command line needs: the one it names, none for `--version`, else (help, a typo,
  * no command) all of them.
  */
@@ -63,25 +88,26 @@ export async function createProgram(
     .name('ralph')
     .description(
       'Run an AI coding agent (Claude Code) in a loop over a task list (prd.json or\n' +
-        'feature_list.json), one fresh agent process per story, until every story passes.',
+        'feature_list.json), one fresh agent process per story, until every story\n' +
+        'passes.',
     )
     .version(version, '-V, --version', 'print the ralph version')
     .helpOption('-h, --help', 'show help for a command')
     .showSuggestionAfterError(true)
     .addHelpText(
       'after',
-      '\nExit codes: 0 complete/valid, 1 stopped early (limit, breaker, error), 2 invalid input or config,\n' +
-        '130 interrupted.\nLoop directory: DIR as given, or .ralph/<git branch>/ in the current repository.\n' +
-        'Docs: README.md. Environment: RALPH_* variables override config files (see README).',
+      '\nralph COMMAND --help has the details of each command.\n' +
+        'Exit codes: 0 complete/valid, 1 stopped early (limit, breaker, error),\n' +
+        '2 invalid input or config, 130 interrupted.\n' +
+        'Loop directory: DIR as given, or .ralph/<git branch>/ in the repository.\n' +
+        'Docs: README.md. RALPH_* variables override config files (see README).',
     );
   program.configureOutput({
     writeOut: (text) => context.stdout.write(text),
     writeErr: (text) => context.stderr.write(text),
   });
   program.exitOverride();
-  // Descriptions are written as short paragraphs of lines up to ~100 columns; narrower wrapping
-  // would break every line in two.
-  program.configureHelp({ helpWidth: HELP_WIDTH });
+  program.configureHelp(helpConfiguration());
 
   for (const factory of await loadCommands(argv)) {
     program.addCommand(factory(context, setExitCode));
@@ -94,8 +120,12 @@ export async function createProgram(
     });
     command.exitOverride();
     command.showSuggestionAfterError(true);
-    command.configureHelp({ helpWidth: HELP_WIDTH });
-    for (const sub of command.commands) sub.configureHelp({ helpWidth: HELP_WIDTH });
+    const overview = OVERVIEW[command.name()];
+    if (overview !== undefined) command.helpGroup(overview.group).summary(overview.summary);
+    reflowHelpTexts(command);
+    command.configureHelp(helpConfiguration());
+    for (const sub of command.commands) sub.configureHelp(helpConfiguration());
   }
+  program.commandsGroup('Help:').helpCommand('help [command]', 'show help for a command');
   return program;
 }

@@ -250,7 +250,7 @@ async function checkTaskList(
       check(
         'task-list',
         'pass',
-        `${name} schema valid (${FORMAT_NAMES[document.taskList.format]}, ${stories.length} stories, ${passing} passing)`,
+        `${name} schema valid (${FORMAT_NAMES[document.taskList.format]}, ${stories.length} ${stories.length === 1 ? 'story' : 'stories'}, ${passing} passing)`,
       ),
     );
     return document;

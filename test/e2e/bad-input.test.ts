@@ -244,12 +244,20 @@ describe('command line', () => {
     expect(top.code).toBe(0);
     const listed = [...top.stdout.matchAll(/^ {2}([a-z-]+) /gm)].map((match) => match[1] ?? '');
     expect(listed).toEqual(expect.arrayContaining(COMMANDS));
+    // One screen: a line per command, wrapped for an 80-column terminal.
+    const lines = top.stdout.trimEnd().split('\n');
+    expect(lines.length).toBeLessThanOrEqual(60);
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    for (const command of COMMANDS)
+      expect(lines.filter((line) => line.startsWith(`  ${command} `))).toHaveLength(1);
     const helps = new Map<string, string>();
     for (const command of COMMANDS) {
       const help = await runRalph([command, '--help'], repo, testEnv(home));
       expect(help.code, command).toBe(0);
       expect(help.stdout, command).toContain(`Usage: ralph ${command}`);
       expect(help.stdout.length, command).toBeGreaterThan(100);
+      for (const line of help.stdout.split('\n'))
+        expect(Array.from(line).length, `${command}: ${line}`).toBeLessThanOrEqual(80);
       helps.set(command, help.stdout);
     }
     for (const command of [

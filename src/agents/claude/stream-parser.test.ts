@@ -63,6 +63,7 @@ describe('parseStreamLine', () => {
     });
     const parsed = parseStreamLine(line);
     expect(parsed.events).toEqual([
+      { type: 'thinking', text: 'hmm' },
       { type: 'text', text: 'Running tests' },
       { type: 'tool_use', call: { id: 'toolu_1', name: 'Bash', summary: 'npm test -- --run' } },
       { type: 'tool_use', call: { id: 'toolu_2', name: 'Write', summary: '/a.ts' } },
@@ -83,9 +84,11 @@ describe('parseStreamLine', () => {
     expect(synthetic.events).toEqual([{ type: 'text', text: 'API Error: 529 Overloaded' }]);
   });
 
-  it('keeps an assistant line with only a thinking block as unknown', () => {
+  it('reads an assistant line with only a thinking block as thinking (redacted: no text)', () => {
     const line = '{"type":"assistant","message":{"content":[{"type":"thinking","thinking":"x"}]}}';
-    expect(events(line)).toEqual([{ type: 'unknown', raw: line }]);
+    expect(events(line)).toEqual([{ type: 'thinking', text: 'x' }]);
+    const redacted = '{"type":"assistant","message":{"content":[{"type":"redacted_thinking"}]}}';
+    expect(events(redacted)).toEqual([{ type: 'thinking', text: '' }]);
   });
 
   it('reads tool_result content given as a string or as text blocks', () => {

@@ -44,6 +44,7 @@ const envelopeSchema = z.looseObject({
 const blockSchema = z.looseObject({
   type: str,
   text: str,
+  thinking: str,
   id: str,
   name: str,
   input: z.unknown().optional(),
@@ -161,7 +162,7 @@ export function parseStreamLine(raw: string): ParsedLine {
       if (event !== undefined) line.events.push(event);
     }
   }
-  // A known line type with nothing usable in it (a thinking block, a user text) is still kept.
+  // A known line type with nothing usable in it (a user text, an empty message) is still kept.
   if (line.events.length === 0) line.events.push({ type: 'unknown', raw });
   return line;
 }
@@ -181,6 +182,9 @@ function blockEvent(role: 'assistant' | 'user', value: unknown): AgentEvent | un
   const block = parsed.data;
   if (role === 'assistant' && block.type === 'text' && block.text !== undefined) {
     return { type: 'text', text: block.text };
+  }
+  if (role === 'assistant' && (block.type === 'thinking' || block.type === 'redacted_thinking')) {
+    return { type: 'thinking', text: block.thinking ?? '' };
   }
   if (role === 'assistant' && block.type === 'tool_use') {
     const name = block.name ?? 'unknown';

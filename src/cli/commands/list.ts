@@ -2,6 +2,7 @@ import { Command } from '@commander-js/extra-typings';
 import { resolve } from 'node:path';
 import { listLoops, type ListedState, type LoopListing } from '../../monitor/loops.js';
 import { money } from '../../monitor/view/describe.js';
+import { readSafety } from '../../safety/store.js';
 import { findGitRepo } from '../../state/git.js';
 import { terminalText } from '../../util/control-chars.js';
 import {
@@ -40,10 +41,12 @@ export function listCommand(context: CliContext, setExitCode: SetExitCode) {
       const json = options.json === true;
       try {
         const repo = await findGitRepo(context.cwd).catch(() => undefined);
-        const loops = await listLoops({
-          repoRoot: repo?.root,
-          dirs: dirs.map((dir) => resolve(context.cwd, dir)),
-        });
+        const loops = await withLoopCosts(
+          await listLoops({
+            repoRoot: repo?.root,
+            dirs: dirs.map((dir) => resolve(context.cwd, dir)),
+          }),
+        );
         if (json) {
           writeJson(context, { loops });
           return;
@@ -55,7 +58,27 @@ export function listCommand(context: CliContext, setExitCode: SetExitCode) {
     });
 }
 
-function printLoops(loops: readonly LoopListing[], context: CliContext): void {
+type ListedLoop = LoopListing & { totalCostUsd?: number };
+
+/**
+ * What each loop has cost in all its runs: the per-story spend safety.json keeps across runs,
+ * the figure `ralph status` shows as "all runs". status.json's costUsd is the latest run's
+ * alone, and a re-run that found nothing to do showed a loop that cost $0.04 as $0.0000.
+ */
+async function withLoopCosts(loops: readonly LoopListing[]): Promise<ListedLoop[]> {
+  const now = new Date();
+  return Promise.all(
+    loops.map(async (loop) => {
+      const safety = await readSafety(loop.dir, now).catch(() => undefined);
+      const spent = Object.values(safety?.budget.stories ?? {});
+      const total =
+        spent.length === 0 ? loop.costUsd : spent.reduce((sum, story) => sum + story.costUsd, 0);
+      return total === undefined ? { ...loop } : { ...loop, totalCostUsd: total };
+    }),
+  );
+}
+
+function printLoops(loops: readonly ListedLoop[], context: CliContext): void {
   if (loops.length === 0) {
     writeLine(
       context.stdout,
@@ -69,7 +92,7 @@ function printLoops(loops: readonly LoopListing[], context: CliContext): void {
     shownPath(context.cwd, loop.dir),
     loop.iteration === undefined ? '-' : `${loop.iteration}/${loop.maxIterations ?? '?'}`,
     loop.storiesTotal === undefined ? '-' : `${loop.storiesPassing ?? 0}/${loop.storiesTotal}`,
-    loop.costUsd === undefined ? '-' : money(loop.costUsd),
+    loop.totalCostUsd === undefined ? '-' : money(loop.totalCostUsd),
     loop.pid === undefined ? '-' : String(loop.pid),
     loop.updatedAt ?? '-',
     loop.problem ?? orphanNote(loop),

@@ -23,6 +23,28 @@ describe('renderAgentLine', () => {
     ]);
   });
 
+  it('renders a thinking block as one shortened line, not its JSON', () => {
+    const thought = 'The user wants a CSV export. '.repeat(20);
+    const raw = JSON.stringify({
+      type: 'assistant',
+      message: {
+        model: 'claude-sonnet-5-5',
+        content: [{ type: 'thinking', thinking: thought, signature: 'EqQBCkYIBxgCKkB' }],
+      },
+      session_id: 's1',
+    });
+    const [line, ...rest] = renderAgentLine(raw);
+    expect(rest).toEqual([]);
+    expect(line).toMatch(/^∴ thinking: The user wants a CSV export\. The user/);
+    expect(line?.length).toBeLessThanOrEqual(140);
+    expect(line).not.toContain('signature');
+    const redacted = JSON.stringify({
+      type: 'assistant',
+      message: { content: [{ type: 'redacted_thinking', data: 'abc' }] },
+    });
+    expect(renderAgentLine(redacted)).toEqual(['∴ thinking: (redacted)']);
+  });
+
   it('keeps a line it does not understand, shortened', () => {
     expect(renderAgentLine('Claude Code banner')).toEqual(['  · Claude Code banner']);
     expect(renderAgentLine('')).toEqual([]);

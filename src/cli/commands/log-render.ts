@@ -29,6 +29,9 @@ function renderEvent(event: AgentEvent, raw: string): string[] {
         .trim()
         .split('\n')
         .map((line, i) => (line.trim() === '' ? '' : `${i === 0 ? '“ ' : '  '}${line}`));
+    case 'thinking':
+      // The model's reasoning can run to pages: one shortened line says it thought, and what of.
+      return [`∴ thinking: ${event.text.trim() === '' ? '(redacted)' : oneLine(event.text, 120)}`];
     case 'tool_use':
       return [`→ ${event.call.name} ${event.call.summary}`];
     case 'tool_result': {

@@ -99,6 +99,13 @@ export async function safetyReport(
   };
 }
 
+/** The loop's cost over all its runs: safety.json's per-story spend, kept across runs. */
+function allRuns(report: SafetyReport): string {
+  const spent = Object.values(report.stories);
+  if (spent.length === 0) return '';
+  return `, $${spent.reduce((sum, story) => sum + story.costUsd, 0).toFixed(4)} all runs`;
+}
+
 export function printSafety(
   out: NodeJS.WritableStream,
   status: Status | undefined,
@@ -112,7 +119,7 @@ export function printSafety(
     const tokens = status.tokens;
     row(
       'Cost:',
-      `$${status.costUsd.toFixed(4)} this run${
+      `$${status.costUsd.toFixed(4)} this run${allRuns(report)}${
         tokens === undefined
           ? ''
           : ` (${tokens.inputTokens} in, ${tokens.outputTokens} out, ${tokens.cacheReadInputTokens} cache read, ${tokens.cacheCreationInputTokens} cache write tokens)`

@@ -182,6 +182,7 @@ describe('reduceView', () => {
           loopDir: '/repo/.ralph/feature-csv',
           feature: 'feature/csv',
           resumedAfterIteration: 3,
+          iteration: 3,
           maxIterations: 10,
           storiesTotal: 2,
           storiesPassing: 1,
@@ -193,6 +194,25 @@ describe('reduceView', () => {
     expect(resumed).toMatchObject({ state: 'RUNNING', iteration: 3, costUsd: 0.75 });
     expect(resumed.exitReason).toBeUndefined();
     expect(resumed.stories[0]?.attempts).toBe(2);
+    // A new run after a finished one numbers on from it: the views say 3/13, as status.json does.
+    const rerun = fold(
+      [
+        {
+          type: 'run_started',
+          at: '2026-11-22T12:00:00.000Z',
+          loopDir: '/repo/.ralph/feature-csv',
+          feature: 'feature/csv',
+          resumedAfterIteration: 0,
+          iteration: 3,
+          maxIterations: 13,
+          storiesTotal: 2,
+          storiesPassing: 2,
+          costUsd: 0,
+        },
+      ],
+      finished,
+    );
+    expect(rerun).toMatchObject({ iteration: 3, maxIterations: 13 });
   });
 
   it('never throws on junk, and bounds what it keeps', () => {

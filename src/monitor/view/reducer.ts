@@ -118,7 +118,9 @@ export function reduceView(
         ...base,
         state: 'RUNNING',
         feature: event.feature,
-        iteration: event.resumedAfterIteration,
+        // The loop's count as the run starts, as status.json has it: a new run after a finished
+        // one goes on from its numbers ("3/23"), it does not start at 0.
+        iteration: event.iteration,
         maxIterations: event.maxIterations,
         startedAt: event.at,
         finishedAt: undefined,

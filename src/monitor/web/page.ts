@@ -18,6 +18,7 @@ export const PAGE_HTML = `<!doctype html>
   <span id="stat-state" class="badge">…</span>
   <span id="connection" class="connection">connecting…</span>
 </header>
+<noscript><p class="noscript">Without JavaScript this page shows the figures as of loading it: reload for new ones.</p></noscript>
 <div class="layout">
   <nav>
     <h2>Loops</h2>
@@ -76,7 +77,7 @@ header h1 { margin:0; font-size:18px; letter-spacing:.5px; }
 .layout { display:grid; grid-template-columns:220px 1fr; min-height:calc(100vh - 48px); }
 nav { border-right:1px solid var(--line); padding:12px; background:#fff; }
 nav ul { list-style:none; margin:0; padding:0; }
-nav li a { display:flex; justify-content:space-between; align-items:center; gap:6px; padding:6px 8px; border-radius:6px; color:var(--ink); text-decoration:none; font-size:13px; word-break:break-all; }
+nav li a { display:flex; justify-content:space-between; align-items:center; gap:6px; padding:6px 8px; border-radius:6px; color:var(--ink); text-decoration:none; font-size:13px; overflow-wrap:anywhere; }
 nav li a.selected { background:#e8effd; font-weight:600; }
 nav li a .badge { flex:none; font-size:10px; padding:1px 6px; white-space:nowrap; }
 main { padding:16px 20px; min-width:0; }
@@ -103,8 +104,17 @@ th { font-size:11px; text-transform:uppercase; color:var(--muted); }
 .num { text-align:right; font-variant-numeric:tabular-nums; }
 .title { color:var(--muted); font-size:12px; }
 .passing { color:#16a34a; font-weight:600; } .working { color:#2563eb; font-weight:600; } .open { color:var(--muted); }
-.events { list-style:none; margin:0; padding:8px; background:#0f172a; color:#e2e8f0; border-radius:8px; font:12px/1.5 ui-monospace, "DejaVu Sans Mono", monospace; max-height:320px; overflow:auto; }
+.events { list-style:none; margin:0; padding:8px; overflow-wrap:anywhere; background:#0f172a; color:#e2e8f0; border-radius:8px; font:12px/1.5 ui-monospace, "DejaVu Sans Mono", monospace; max-height:320px; overflow:auto; }
 .events time { color:#64748b; margin-right:8px; }
 .k-good { color:#4ade80; } .k-bad { color:#f87171; } .k-warn { color:#fbbf24; } .k-iteration { color:#c084fc; } .k-run { color:#67e8f9; } .k-text { color:#94a3b8; }
-@media (max-width: 900px) { .cards { grid-template-columns:repeat(2, 1fr); } .columns, .layout { grid-template-columns:1fr; } }
+@media (max-width: 900px) { .cards { grid-template-columns:repeat(2, minmax(0, 1fr)); } .columns, .layout { grid-template-columns:minmax(0, 1fr); } }
+/* A phone (360 px): nothing wider than the screen; a wide table scrolls inside itself. */
+@media (max-width: 600px) {
+  header { flex-wrap:wrap; padding:8px 12px; gap:8px; }
+  main { padding:10px; }
+  nav { border-right:none; border-bottom:1px solid var(--line); }
+  .value { font-size:18px; }
+  table { display:block; overflow-x:auto; }
+}
+.noscript { margin:0; padding:6px 20px; background:#fef3c7; color:#78350f; font-size:13px; }
 `;

@@ -7,7 +7,8 @@ import { authorize, isLoopback, tokenProblem } from './auth.js';
 import { APP_JS } from './client.js';
 import { createLoopFeed, type LoopFeed } from './feed.js';
 import { logPage } from './log-page.js';
-import { PAGE_CSS, PAGE_HTML } from './page.js';
+import { PAGE_CSS } from './page.js';
+import { renderPage } from './page-render.js';
 
 /**
  * `ralph monitor --web`: the dashboard over node:http. Nothing is served from a path a client
@@ -73,6 +74,17 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     return feed;
   };
 
+  /** Every loop, and the one a page opens on: the DIR named, else a running one, else the first. */
+  const selection = async () => {
+    const all = await loops();
+    const named = options.dirs[0];
+    const selected =
+      all.find((loop) => loop.dir === named) ??
+      all.find((loop) => loop.state === 'RUNNING') ??
+      all[0];
+    return { all, selected };
+  };
+
   /** The answer to a request; undefined once it is answered already (an event stream). */
   const route = async (
     request: IncomingMessage,
@@ -81,19 +93,19 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   ): Promise<Reply | undefined> => {
     if (request.method !== 'GET' && request.method !== 'HEAD') return text(405, 'only GET\n');
     switch (url.pathname) {
-      case '/':
-        return { status: 200, type: 'text/html; charset=utf-8', body: PAGE_HTML };
+      case '/': {
+        const { all, selected } = await selection();
+        const id = url.searchParams.get('loop') ?? selected?.id ?? null;
+        const feed = await feedFor(id);
+        const body = renderPage(all, id ?? undefined, feed?.snapshot());
+        return { status: 200, type: 'text/html; charset=utf-8', body };
+      }
       case '/app.js':
         return { status: 200, type: 'text/javascript; charset=utf-8', body: APP_JS };
       case '/app.css':
         return { status: 200, type: 'text/css; charset=utf-8', body: PAGE_CSS };
       case '/api/loops': {
-        const all = await loops();
-        const named = options.dirs[0];
-        const selected =
-          all.find((loop) => loop.dir === named) ??
-          all.find((loop) => loop.state === 'RUNNING') ??
-          all[0];
+        const { all, selected } = await selection();
         return json({ loops: all, selected: selected?.id ?? null });
       }
       case '/api/view': {
