@@ -225,7 +225,7 @@ describe('resolveLoopDir', () => {
     const cwd = await tempDir();
     const error = await failure(resolveLoopDir({ cwd }));
     expect(error.code).toBe('NOT_A_GIT_REPO');
-    expect(error.hint).toContain('ralph run DIR');
+    expect(error.hint).toContain('git init');
   });
 
   it('fails on a detached HEAD, with a hint', async () => {
