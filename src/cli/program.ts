@@ -64,6 +64,12 @@ const OVERVIEW: Record<string, { group: string; summary: string }> = {
   verify: { group: 'Check the work:', summary: 'verify the feature against spec.md' },
   debug: { group: 'Check the work:', summary: 'debug a problem, scientific method' },
   sandbox: { group: 'Check the work:', summary: 'run a command in the OS sandbox' },
+  import: { group: 'Plan and remember:', summary: 'turn a PRD written elsewhere into prd.json' },
+  amend: { group: 'Plan and remember:', summary: 'add, correct or descope a story mid-way' },
+  sync: { group: 'Plan and remember:', summary: 'regenerate prd.json from spec.md (or back)' },
+  archive: { group: 'Plan and remember:', summary: "copy the loop's plan and history aside" },
+  memory: { group: 'Plan and remember:', summary: 'learnings the prompt carries (memories.md)' },
+  templates: { group: 'Plan and remember:', summary: 'skills, scripts and hooks to copy in' },
 };
 
 /**

@@ -6,7 +6,8 @@ import type { PreflightCheck } from './preflight-check.js';
 /**
  * The hook scripts in DIR/hooks/: which points have some (`<point>.sh` and `<point>.d/*.sh`), and
  * anything there that no point will ever run (`post-iteration.sh`, `pre_run` without .sh, a
- * `pre-run.d/` folder, `notes.txt` in `pre_run.d/`), which is almost always a typo.
+ * `pre-run.d/` folder, `notes.txt` in `pre_run.d/`), which is almost always a typo. Other folders
+ * hold a hook's own files (code, settings) and are left alone.
  */
 export async function checkUserHooks(loopDir: string, checks: PreflightCheck[]): Promise<void> {
   const folder = loopPaths(loopDir).hooksDir;
@@ -28,6 +29,9 @@ export async function checkUserHooks(loopDir: string, checks: PreflightCheck[]):
       strays.push(
         ...shown.filter((name) => !name.endsWith('.sh')).map((name) => `${entry.name}/${name}`),
       );
+    } else if (entry.isDirectory() && !entry.name.endsWith('.d')) {
+      // A folder of a hook's own files (templates' hooks/visual-diff/): never run, on purpose.
+      continue;
     } else if (entry.isFile() || entry.isDirectory()) {
       strays.push(entry.isDirectory() ? `${entry.name}/` : entry.name);
     }

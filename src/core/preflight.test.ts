@@ -161,6 +161,9 @@ describe('runPreflight', () => {
     const { repo, dir } = await loop(complete);
     await mkdir(join(dir, 'hooks', 'post_iteration.d'), { recursive: true });
     await mkdir(join(dir, 'hooks', 'pre-run.d'));
+    // A hook's own files (a template's hooks/visual-diff/): not a typo, no warning.
+    await mkdir(join(dir, 'hooks', 'visual-diff'));
+    await writeFile(join(dir, 'hooks', 'visual-diff', 'diff.mjs'), '// a hook helper\n');
     await writeFile(join(dir, 'hooks', 'post_iteration.sh'), 'echo a\n');
     await writeFile(join(dir, 'hooks', 'post_iteration.d', '10-b.sh'), 'echo b\n');
     await writeFile(join(dir, 'hooks', 'post_iteration.d', 'notes.txt'), 'not a hook\n');

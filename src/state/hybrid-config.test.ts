@@ -48,7 +48,7 @@ describe('Ralph Hybrid config keys', () => {
       timeoutMinutes: 15,
       rateLimit: { callsPerHour: 100 },
       circuitBreaker: { noProgressThreshold: 3, sameErrorThreshold: 5 },
-      completionPatterns: ['<promise>COMPLETE</promise>'],
+      completion: { promise: '<promise>COMPLETE</promise>' },
       agents: { claude: { dangerouslySkipPermissions: false } },
     });
     expect(result.mapped.map((each) => `${each.from} → ${each.to}`)).toEqual([
@@ -57,7 +57,6 @@ describe('Ralph Hybrid config keys', () => {
       'defaults.rate_limit_per_hour → rateLimit.callsPerHour',
       'circuit_breaker.no_progress_threshold → circuitBreaker.noProgressThreshold',
       'circuit_breaker.same_error_threshold → circuitBreaker.sameErrorThreshold',
-      'completion.promise → completionPatterns',
       'claude.dangerously_skip_permissions → agents.claude.dangerouslySkipPermissions',
     ]);
     expect(result.warnings).toEqual([expect.stringContaining('claude.allowed_tools is not used')]);
@@ -130,7 +129,7 @@ describe('Ralph Hybrid config keys', () => {
     expect(hybridOnly.config.maxIterations).toBe(30);
     expect(hybridOnly.config.timeoutMinutes).toBe(15);
     expect(hybridOnly.sources.maxIterations).toBe('project');
-    expect(hybridOnly.mapped).toHaveLength(10);
+    expect(hybridOnly.mapped).toHaveLength(9);
     await writeFile(join(repo, '.ralph', 'config.yaml'), 'maxIterations: 7\n');
     expect((await load()).config.maxIterations).toBe(7);
   });

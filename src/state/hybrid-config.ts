@@ -16,7 +16,7 @@ export interface HybridMapping {
 
 interface Target {
   to: string;
-  /** How the value changes shape (completion.promise is one string; ralph keeps a list). */
+  /** How the value changes shape, where ralph's key holds it differently. */
   convert?: (value: unknown) => unknown;
 }
 
@@ -26,10 +26,6 @@ export const HYBRID_CONFIG_KEYS: Readonly<Record<string, Target>> = {
   'defaults.rate_limit_per_hour': { to: 'rateLimit.callsPerHour' },
   'circuit_breaker.no_progress_threshold': { to: 'circuitBreaker.noProgressThreshold' },
   'circuit_breaker.same_error_threshold': { to: 'circuitBreaker.sameErrorThreshold' },
-  'completion.promise': {
-    to: 'completionPatterns',
-    convert: (value) => (typeof value === 'string' ? [value] : value),
-  },
   'claude.dangerously_skip_permissions': { to: 'agents.claude.dangerouslySkipPermissions' },
   quality_checks: { to: 'qualityChecks' },
   protected_branches: { to: 'protectedBranches' },
@@ -41,7 +37,8 @@ const HYBRID_UNUSED: Readonly<Record<string, string>> = {
     "ralph decides what the agent may do with its guard (the guard: settings), not Claude Code's --allowedTools; claude.allowed_tools is not used",
 };
 
-const SECTIONS = ['defaults', 'circuit_breaker', 'completion', 'claude'];
+// `completion` is not among them: completion.promise is ralph's own key too (the spec's name).
+const SECTIONS = ['defaults', 'circuit_breaker', 'claude'];
 
 /**
  * `data` with every Ralph Hybrid key moved to ralph's key. Throws when a file sets both spellings

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { mkdtemp, readdir, readFile, realpath } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { afterAll, onTestFinished } from 'vitest';
@@ -119,4 +119,21 @@ export async function tempRepo(
   execFileSync('git', ['init', '-q', '-b', branch, repo]);
   execFileSync('mkdir', ['-p', home]);
   return { repo, home };
+}
+
+/** What a person does after `ralph init`: the example stories replaced, in spec.md and prd.json alike. */
+export async function planStories(dir: string): Promise<void> {
+  const ours: [string, string][] = [
+    ['Replace this second example story', 'Export the filtered rows'],
+    ['Replace this example story', 'Export all rows as CSV'],
+    ['Describe one observable behaviour per criterion', 'The download holds one line per row'],
+    ['Describe one observable behaviour', 'Only the rows shown are exported'],
+    ['the first small, testable slice of the feature so that I get value early', 'a CSV file'],
+    ['the next slice, built on the first', 'only the rows I filtered'],
+  ];
+  for (const file of ['prd.json', 'spec.md']) {
+    let text = await readFile(join(dir, file), 'utf8');
+    for (const [from, to] of ours) text = text.replaceAll(from, to);
+    await writeFile(join(dir, file), text);
+  }
 }

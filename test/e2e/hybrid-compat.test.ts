@@ -70,7 +70,7 @@ describe('a ralph-hybrid project (built binary)', () => {
 
     const validate = await runRalph(['validate'], repo, env);
     expect(validate.stdout).toContain('Loop directory: .ralph-hybrid/feature-csv-export/');
-    expect(validate.stdout).toContain("✓ Ralph Hybrid settings read as ralph's (10)");
+    expect(validate.stdout).toContain("✓ Ralph Hybrid settings read as ralph's (9)");
     expect(validate.stdout).toContain(
       '- .ralph-hybrid/config.yaml: defaults.max_iterations → maxIterations',
     );

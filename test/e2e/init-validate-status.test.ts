@@ -1,26 +1,9 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runRalph, tempRepo, testEnv } from './harness.js';
+import { planStories, runRalph, tempRepo, testEnv } from './harness.js';
 
 const LOOP = '.ralph/feature-csv-export';
-
-/** What a person does after `ralph init`: the example stories replaced, in spec.md and prd.json alike. */
-async function planStories(dir: string): Promise<void> {
-  const ours: [string, string][] = [
-    ['Replace this second example story', 'Export the filtered rows'],
-    ['Replace this example story', 'Export all rows as CSV'],
-    ['Describe one observable behaviour per criterion', 'The download holds one line per row'],
-    ['Describe one observable behaviour', 'Only the rows shown are exported'],
-    ['the first small, testable slice of the feature so that I get value early', 'a CSV file'],
-    ['the next slice, built on the first', 'only the rows I filtered'],
-  ];
-  for (const file of ['prd.json', 'spec.md']) {
-    let text = await readFile(join(dir, file), 'utf8');
-    for (const [from, to] of ours) text = text.replaceAll(from, to);
-    await writeFile(join(dir, file), text);
-  }
-}
 
 describe('ralph init → validate → status (built binary, temp git repo)', () => {
   it('scaffolds a loop directory that validates, and reports its status as JSON', async () => {

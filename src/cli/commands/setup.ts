@@ -62,6 +62,14 @@ export function setupCommand(context: CliContext, setExitCode: SetExitCode) {
               ? userCommandsDir(context)
               : join(await projectDirOf(context.cwd), '.claude', 'commands');
           await setupCommands(dir, hook.prefix, context, { force: options.force === true });
+          if (plain) {
+            // The rest is a choice only the person can make: name every one.
+            writeLine(
+              context.stdout,
+              "Also available: --guard (ralph's guard in front of your own Claude Code sessions' " +
+                'tool calls), --stop-hook or --plugin (connect `ralph loop`).',
+            );
+          }
           if (options.guard !== true && options.stopHook !== true && options.plugin !== true) {
             return;
           }

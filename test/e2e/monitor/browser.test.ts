@@ -99,7 +99,12 @@ describeNeeding(CHROMIUM_NEEDED, 'web dashboard in chromium', () => {
       page.locator('#stat-state', { hasText: new RegExp(`^${text}$`) });
     await state('RUNNING').waitFor();
     expect(await page.textContent('#stat-iteration')).toBe('2/20');
-    expect(await page.textContent('#connection')).toBe('live');
+    // The first HTML is the server's ("as of page load"); the live feed connects after it.
+    await page.waitForFunction(
+      "document.querySelector('#connection')?.textContent === 'live'",
+      undefined,
+      { timeout: 10_000 },
+    );
     expect(await page.locator('#loops a.selected').textContent()).toContain(
       '.ralph/feature-fake-loop',
     );

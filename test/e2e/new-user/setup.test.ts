@@ -21,11 +21,12 @@ describe('ralph setup as a new user meets it', () => {
     for (const line of lists.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
   });
 
-  it('plain `setup` names all three choices, --guard included', async () => {
+  it('plain `setup` installs the planning commands and names the other choices, --guard included', async () => {
     const { repo, home } = await tempRepo();
     const result = await runRalph(['setup'], repo, testEnv(home));
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('--guard');
-    expect(result.stderr).toContain('--stop-hook');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('--guard');
+    expect(result.stdout).toContain('--stop-hook');
+    expect(result.stdout).toContain('--plugin');
   });
 });

@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { FAKE_BIN_DIR, RALPH_BIN, runRalph, tempRepo, testEnv } from '../harness.js';
+import { FAKE_BIN_DIR, planStories, RALPH_BIN, runRalph, tempRepo, testEnv } from '../harness.js';
 import { waitFor } from '../run/fake-loop.js';
 import { describeNeeding, tool } from '../../requirements.js';
 
@@ -23,6 +23,7 @@ describeNeeding(TMUX, 'run --monitor inside a tmux server without a client', () 
   it('says where the loop runs and how to attach', async () => {
     const { repo, home } = await tempRepo();
     expect((await runRalph(['init'], repo, testEnv(home))).code).toBe(0);
+    await planStories(join(repo, '.ralph/feature-csv-export'));
     const dir = await mkdtemp(join(tmpdir(), 'ralph-tmux-'));
     servers.push(dir);
     const env = { ...process.env, TMUX_TMPDIR: dir, TERM: 'xterm-256color' };

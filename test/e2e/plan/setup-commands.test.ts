@@ -20,7 +20,7 @@ describe('ralph setup --commands (built binary)', () => {
     ]);
     const plan = await readFile(join(dir, 'ralph-plan.md'), 'utf8');
     // ralph is not on PATH here: the commands run this installation's bin.js.
-    expect(plan).toMatch(/`\S*node \S+bin\.js sync`/);
+    expect(plan).toMatch(/`\S*node \S+bin\.c?js sync`/);
 
     const again = await runRalph(['setup', '--commands'], repo, env);
     expect(again.stdout).toMatch(/\/ralph-plan\s+unchanged/);
