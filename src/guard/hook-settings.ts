@@ -10,8 +10,9 @@ export const GUARD_TOKEN_VARIABLE = 'RALPH_GUARD_TOKEN';
 export const GUARDED_TOOLS = 'Bash|Read|Edit|Write|MultiEdit|NotebookEdit|Glob|Grep';
 
 /**
- * Generous: the decision takes milliseconds, but a timeout makes Claude Code run the tool
- * unchecked (an HTTP hook fails open), so only a hung ralph should ever reach it.
+ * Generous: the service answers every call within its time budget (guard.timeBudgetMs, 2 s by
+ * default: a slower decision is a deny), but a timeout makes Claude Code run the tool unchecked
+ * (an HTTP hook fails open), so only a hung ralph should ever reach it.
  */
 export const HTTP_HOOK_TIMEOUT_SECONDS = 600;
 

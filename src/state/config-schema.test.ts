@@ -50,7 +50,7 @@ describe('config schema', () => {
         pivotAfterRejections: 2,
         parkAfterRejections: 4,
       },
-      guard: { enabled: true },
+      guard: { enabled: true, timeBudgetMs: 2000 },
       notify: { desktop: true, bell: true },
       hooks: { enabled: true, timeoutSeconds: 60 },
     });
@@ -169,6 +169,9 @@ describe('CONFIG_KEYS', () => {
       ['guard.askPatterns', 'list', 'RALPH_GUARD_ASK_PATTERNS'],
       ['guard.denyPatterns', 'list', 'RALPH_GUARD_DENY_PATTERNS'],
       ['guard.writablePaths', 'list', 'RALPH_GUARD_WRITABLE_PATHS'],
+      ['guard.readablePaths', 'list', 'RALPH_GUARD_READABLE_PATHS'],
+      ['guard.allowTools', 'list', 'RALPH_GUARD_ALLOW_TOOLS'],
+      ['guard.timeBudgetMs', 'number', 'RALPH_GUARD_TIME_BUDGET_MS'],
       ['guard.protectedPaths', 'list', 'RALPH_GUARD_PROTECTED_PATHS'],
       ['guard.sensitiveFiles', 'list', 'RALPH_GUARD_SENSITIVE_FILES'],
       ['guard.allowSensitiveFiles', 'list', 'RALPH_GUARD_ALLOW_SENSITIVE_FILES'],
