@@ -1,11 +1,15 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { absolutePath, readProblem, writeProblem, type PathProblem } from './path-rules.js';
 import type { Decision, GuardPolicy } from './policy.js';
-import { sensitiveRule } from './sensitive.js';
+import { isWithin, sensitiveRule } from './sensitive.js';
+import { realPath } from './policy.js';
 import { analyzeShell, type Finding, type Judge } from './shell/analyze.js';
 import { judgeCommand } from './shell/commands.js';
 import { checkWrite } from './shell/args.js';
 import { loadShellParser } from './shell/parse.js';
+import { otherToolFinding } from './tools.js';
+import { ExpansionTooLarge } from './shell/words.js';
+import { fileToolReadProblem } from './path-rules.js';
 
 /**
  * The decision for one PreToolUse call: Bash commands are parsed and every simple command in
@@ -29,6 +33,9 @@ export interface Verdict {
 }
 
 const PREFIX = 'ralph guard: ';
+
+/** Longer commands are refused unparsed: the judge's work grows with them (a 1 MB here-document). */
+export const MAX_COMMAND_CHARS = 100_000;
 
 /**
  * For a process that decides one call and exits (`ralph guard`): loads what `judgeToolCall` needs
@@ -85,12 +92,26 @@ function judgeTool(call: ToolCall, policy: GuardPolicy): Finding[] {
         findings.push({ decision: 'deny', rule: 'bad-input', reason: 'Bash without a command' });
         break;
       }
-      analyzeShell(command, cwd, 0, createJudge(policy, findings));
+      if (command.length > MAX_COMMAND_CHARS) {
+        findings.push({
+          decision: 'deny',
+          rule: 'too-large',
+          reason: `the command is ${command.length} characters long, over the guard's ${MAX_COMMAND_CHARS}; write long content with the Write tool and run it in smaller steps`,
+        });
+        break;
+      }
+      try {
+        analyzeShell(command, cwd, 0, createJudge(policy, findings));
+      } catch (error) {
+        if (!(error instanceof ExpansionTooLarge)) throw error;
+        findings.push({ decision: 'deny', rule: 'too-large', reason: error.message });
+      }
       break;
     }
-    case 'Read': {
-      const path = filePath('file_path');
-      if (path !== undefined) problem(readProblem(path, policy));
+    case 'Read':
+    case 'NotebookRead': {
+      const path = filePath(call.toolName === 'Read' ? 'file_path' : 'notebook_path');
+      if (path !== undefined) problem(named(call.toolName, fileToolReadProblem(path, policy)));
       break;
     }
     case 'Write':
@@ -106,16 +127,20 @@ function judgeTool(call: ToolCall, policy: GuardPolicy): Finding[] {
       break;
     }
     case 'Glob':
-    case 'Grep': {
+    case 'Grep':
+    case 'LS': {
       const path =
         typeof input.path === 'string' && input.path !== '' ? resolve(cwd, input.path) : cwd;
-      problem(readProblem(path, policy));
+      problem(named(call.toolName, fileToolReadProblem(path, policy)));
       const pattern = call.toolName === 'Glob' ? input.pattern : input.glob;
       if (typeof pattern === 'string') problem(globProblem(join(path, pattern), policy));
       break;
     }
-    default:
+    default: {
+      const other = otherToolFinding(call.toolName, policy);
+      if (other !== undefined) findings.push(other);
       break;
+    }
   }
   return findings;
 }
@@ -175,6 +200,12 @@ function createJudge(policy: GuardPolicy, findings: Finding[]): Judge {
       };
       if (operator.includes('>'))
         checkWrite(judge, { ...fake, text: `redirect ${fake.text}` }, target, 'write');
+      if (operator.includes('<') && target.dynamic && target.text.includes('/proc/')) {
+        judge.deny(
+          'sensitive-file',
+          `\`${fake.text}\` reads a process's file known only when it runs (its environment holds credentials)`,
+        );
+      }
       if (operator.includes('<') && !target.dynamic) {
         const path = isAbsolute(target.value)
           ? target.value
@@ -256,6 +287,10 @@ function judgeAssignment(
       judge.deny(problem.rule, `setting ${name}: git ${problem.reason}`);
     return;
   }
+  if (name === 'PATH') {
+    judgePathVariable(value, judge);
+    return;
+  }
   if (name === 'CDPATH') {
     judge.deny('cdpath', 'setting CDPATH makes `cd` go where the guard cannot follow');
     return;
@@ -283,4 +318,32 @@ function judgeAssignment(
     depth + 1,
     name,
   );
+}
+
+/**
+ * `PATH=bin:$PATH git status`: a folder the agent can write, searched before the system's, runs
+ * the agent's own `git` (or `node`) in place of the real one, unseen. Folders after `$PATH` only
+ * add programs.
+ */
+function judgePathVariable(
+  value: readonly { dynamic: boolean; value?: string; text?: string }[],
+  judge: Judge,
+): void {
+  const [word] = value;
+  const text = word === undefined ? '' : word.dynamic ? (word.text ?? '') : (word.value ?? '');
+  for (const entry of text.replace(/^["']|["']$/g, '').split(':')) {
+    if (/^\$\{?PATH\}?$/.test(entry)) return;
+    const absolute = entry.startsWith('/') && !/[$`]/.test(entry);
+    const inProject =
+      absolute &&
+      (isWithin(realPath(entry), judge.policy.projectRoot) ||
+        judge.policy.writableRoots.some((root) => isWithin(realPath(entry), root)));
+    if (!absolute || inProject) {
+      judge.deny(
+        'path-variable',
+        `PATH puts ${entry === '' ? 'the working directory' : entry} before the system's folders, so a program the agent wrote could run as \`git\` or \`node\`; add it after $PATH, or run it by its path`,
+      );
+      return;
+    }
+  }
 }

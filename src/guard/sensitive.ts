@@ -25,6 +25,9 @@ const SENSITIVE_FOLDERS = new Set(['.ssh', '.aws', '.gnupg']);
 
 const SENSITIVE_ABSOLUTE = ['/etc/shadow', '/etc/gshadow', '/etc/sudoers', '/etc/sudoers.d'];
 
+/** A process's environment holds the credentials of the agent's own CLI. */
+const PROCESS_ENVIRONMENT = /^\/proc\/[^/]+(\/task\/[^/]+)?\/environ$/;
+
 const SENSITIVE_IN_HOME = [
   '.npmrc',
   '.pypirc',
@@ -33,6 +36,12 @@ const SENSITIVE_IN_HOME = [
   '.config/gh/hosts.yml',
   '.claude/.credentials.json',
   '.netrc',
+  '.config/gcloud',
+  '.azure',
+  '.vault-token',
+  '.config/op',
+  '.terraform.d',
+  '.config/hub',
 ];
 
 /** The rule that makes `path` (absolute, real) sensitive, or undefined. */
@@ -49,6 +58,7 @@ export function sensitiveRule(path: string, policy: GuardPolicy): string | undef
     }
   }
   for (const absolute of SENSITIVE_ABSOLUTE) if (isWithin(path, absolute)) return absolute;
+  if (PROCESS_ENVIRONMENT.test(path)) return '/proc/*/environ';
   for (const name of SENSITIVE_IN_HOME) {
     if (isWithin(path, join(policy.homeDir, name))) return `~/${name}`;
   }

@@ -19,7 +19,7 @@ describe('installGuardSettings (ralph setup --guard)', () => {
     expect(await installGuardSettings(path, 'ralph guard')).toEqual({ action: 'added' });
     const settings = read(path);
     expect(settings.hooks.PreToolUse[0]).toEqual({
-      matcher: 'Bash|Read|Edit|Write|MultiEdit|NotebookEdit|Glob|Grep',
+      matcher: '*',
       hooks: [{ type: 'command', command: 'ralph guard', timeout: 30 }],
     });
     expect(settings.permissions.deny).toEqual(PLAN_DENY);
