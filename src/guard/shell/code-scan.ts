@@ -170,9 +170,25 @@ const KNOWN_ARGUMENT =
 function dynamicRead(code: string): string | undefined {
   for (const match of code.matchAll(READ_CALL)) {
     const argument = match[4] ?? '';
-    if (!KNOWN_ARGUMENT.test(argument)) return `${match[1] ?? ''}(${argument.trim()}`;
+    if (KNOWN_ARGUMENT.test(argument) || literalVariable(code, argument)) continue;
+    return `${match[1] ?? ''}(${argument.trim()}`;
   }
   return undefined;
+}
+
+/**
+ * `const f = "prd.json"; readFileSync(f)`: a variable assigned once, from a plain literal (which
+ * the literal scan checks like any other), is as good as the literal.
+ */
+function literalVariable(code: string, argument: string): boolean {
+  const name = /^\s*([A-Za-z_$][\w$]*)\s*(,|$)/.exec(argument)?.[1];
+  if (name === undefined) return false;
+  const escaped = name.replace(/\$/g, '\\$');
+  const assignments = code.match(new RegExp(`(?<![\\w$.])${escaped}\\s*=(?!=)`, 'g')) ?? [];
+  const plain = new RegExp(
+    `(?<![\\w$.])${escaped}\\s*=\\s*('[^'\\\\+]*'|"[^"\\\\+]*")\\s*(;|,|\\n|$)`,
+  );
+  return assignments.length === 1 && plain.test(code);
 }
 
 /**
