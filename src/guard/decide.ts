@@ -8,7 +8,7 @@ import { judgeCommand } from './shell/commands.js';
 import { checkWrite } from './shell/args.js';
 import { loadShellParser } from './shell/parse.js';
 import { otherToolFinding } from './tools.js';
-import { ExpansionTooLarge } from './shell/words.js';
+import { TooLargeToJudge } from './limits.js';
 import { fileToolReadProblem } from './path-rules.js';
 
 /**
@@ -48,7 +48,11 @@ export async function prepareDecision(call: Pick<ToolCall, 'toolName'>): Promise
 }
 
 export function judgeToolCall(call: ToolCall, shared: GuardPolicy): Verdict {
-  const policy: GuardPolicy = { ...shared, written: new Map() };
+  const policy: GuardPolicy = {
+    ...shared,
+    written: new Map(),
+    globScan: { listings: new Map(), names: 0 },
+  };
   const findings = judgeTool(call, policy);
   const denial = findings.find((finding) => finding.decision === 'deny');
   const asked = findings.find((finding) => finding.decision === 'ask');
@@ -103,7 +107,7 @@ function judgeTool(call: ToolCall, policy: GuardPolicy): Finding[] {
       try {
         analyzeShell(command, cwd, 0, createJudge(policy, findings));
       } catch (error) {
-        if (!(error instanceof ExpansionTooLarge)) throw error;
+        if (!(error instanceof TooLargeToJudge)) throw error;
         findings.push({ decision: 'deny', rule: 'too-large', reason: error.message });
       }
       break;

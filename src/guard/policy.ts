@@ -68,6 +68,11 @@ export interface GuardPolicy {
    */
   written?: Map<string, string> | undefined;
   /**
+   * Set by judgeToolCall() for one tool call: folder listings read to match glob arguments (each
+   * folder read once) and how many names were matched, bounded by MAX_GLOB_NAMES (limits.ts).
+   */
+  globScan?: { listings: Map<string, readonly string[]>; names: number } | undefined;
+  /**
    * Set by judgeToolCall() for one tool call: a program in its command that writes files it does not
    * name (`tar x`, `unzip`, `git checkout`, `patch`), so any script may have changed.
    */

@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
+import { MAX_GLOB_NAMES, TooLargeToJudge } from './limits.js';
 import type { GuardPolicy } from './policy.js';
 
 /**
@@ -97,12 +98,8 @@ export function globSensitiveRule(pattern: string, policy: GuardPolicy): string 
   }
   const inFolder = sensitiveRule(folder, policy);
   if (inFolder !== undefined) return inFolder;
-  let entries: string[];
-  try {
-    entries = readdirSync(folder);
-  } catch {
-    return undefined; // nothing there to match: the shell passes the pattern on unexpanded
-  }
+  const entries = listing(folder, policy);
+  if (entries === undefined) return undefined; // nothing there: the shell passes it on unexpanded
   const regex = globToRegExp(name, true);
   for (const entry of entries) {
     if (!regex.test(entry)) continue;
@@ -110,6 +107,28 @@ export function globSensitiveRule(pattern: string, policy: GuardPolicy): string 
     if (rule !== undefined) return rule;
   }
   return undefined;
+}
+
+/** A folder's names, read once per decision, counted against MAX_GLOB_NAMES. */
+function listing(folder: string, policy: GuardPolicy): readonly string[] | undefined {
+  const scan = policy.globScan;
+  let entries = scan?.listings.get(folder);
+  if (entries === undefined) {
+    try {
+      entries = readdirSync(folder);
+    } catch {
+      return undefined;
+    }
+    scan?.listings.set(folder, entries);
+  }
+  if (scan !== undefined) {
+    scan.names += entries.length;
+    if (scan.names > MAX_GLOB_NAMES)
+      throw new TooLargeToJudge(
+        `the command's globs are matched against more than ${MAX_GLOB_NAMES} file names; name the files or narrow the patterns`,
+      );
+  }
+  return entries;
 }
 
 /** `*` and `?` within one path part, `**` across parts, `[…]` as written. */

@@ -1,3 +1,4 @@
+import { MAX_EXPANDED_WORDS, TooLargeToJudge } from '../limits.js';
 import type { SyntaxNode } from './parse.js';
 
 /**
@@ -188,20 +189,6 @@ function expandTilde(pieces: Piece[], env: WordEnv): Piece[] | undefined {
   return [{ text: env.home, quoted: true }, ...pieces.slice(1)];
 }
 
-/** More words than this from one brace expansion: refused rather than judged one by one. */
-export const MAX_EXPANDED_WORDS = 4096;
-
-/** A brace expansion too large to judge (`{a,b}{a,b}…` doubles with every pair). */
-export class ExpansionTooLarge extends Error {
-  override readonly name = 'ExpansionTooLarge';
-  readonly code = 'EXPANSION_TOO_LARGE';
-  constructor() {
-    super(
-      `a brace expansion makes more than ${MAX_EXPANDED_WORDS} words; name the files plainly or use a loop`,
-    );
-  }
-}
-
 /** Bash brace expansion over unquoted `{a,b}` (ranges like {1..3} are left as they are). */
 function braceExpand(pieces: Piece[]): Piece[][] {
   const open = pieces.findIndex((piece) => !piece.quoted && piece.text === '{');
@@ -223,7 +210,10 @@ function braceExpand(pieces: Piece[]): Piece[][] {
         for (let k = 0; k + 1 < bounds.length; k++) {
           const middle = pieces.slice((bounds[k] ?? 0) + 1, bounds[k + 1]);
           results.push(...braceExpand([...prefix, ...middle, ...suffix]));
-          if (results.length > MAX_EXPANDED_WORDS) throw new ExpansionTooLarge();
+          if (results.length > MAX_EXPANDED_WORDS)
+            throw new TooLargeToJudge(
+              `a brace expansion makes more than ${MAX_EXPANDED_WORDS} words; name the files plainly or use a loop`,
+            );
         }
         return results;
       }
