@@ -110,6 +110,23 @@ describe('the guard table', () => {
     expect(verdict.decision, `${JSON.stringify(row.input)} → ${verdict.reason}`).toBe(row.expected);
   });
 
+  it('lets the file tools read the session folder beside the transcript, nothing else of home', () => {
+    const sessions = join(home, '.claude', 'projects', 'p');
+    const read = (path: string) =>
+      judgeToolCall(
+        {
+          toolName: 'Read',
+          toolInput: { file_path: path },
+          cwd: project,
+          transcriptPath: join(sessions, 's.jsonl'),
+        },
+        policy,
+      ).decision;
+    expect(read(join(sessions, 's', 'tool-results', 'toolu_1.txt'))).toBe('allow');
+    expect(read(join(home, '.claude', 'settings.json'))).toBe('deny');
+    expect(read(join(sessions, '.env'))).toBe('deny');
+  });
+
   it('counts zero false allows and zero false denies', () => {
     const falseAllows = DANGEROUS.filter((row) => run(row).decision === 'allow');
     const falseDenies = ORDINARY.filter((row) => run(row).decision !== 'allow');

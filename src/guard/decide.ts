@@ -1,4 +1,4 @@
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { absolutePath, readProblem, writeProblem, type PathProblem } from './path-rules.js';
 import type { Decision, GuardPolicy } from './policy.js';
 import { isWithin, sensitiveRule } from './sensitive.js';
@@ -23,6 +23,11 @@ export interface ToolCall {
   toolInput: Record<string, unknown>;
   /** The agent's working directory (the hook input's `cwd`). */
   cwd: string | undefined;
+  /**
+   * The session's transcript (the hook input's `transcript_path`): Claude Code keeps the session's
+   * large tool outputs beside it and has the agent Read them there.
+   */
+  transcriptPath?: string | undefined;
 }
 
 export interface Verdict {
@@ -115,7 +120,8 @@ function judgeTool(call: ToolCall, policy: GuardPolicy): Finding[] {
     case 'Read':
     case 'NotebookRead': {
       const path = filePath(call.toolName === 'Read' ? 'file_path' : 'notebook_path');
-      if (path !== undefined) problem(named(call.toolName, fileToolReadProblem(path, policy)));
+      if (path !== undefined)
+        problem(named(call.toolName, fileToolReadProblem(path, policy, sessionFolder(call))));
       break;
     }
     case 'Write':
@@ -135,7 +141,7 @@ function judgeTool(call: ToolCall, policy: GuardPolicy): Finding[] {
     case 'LS': {
       const path =
         typeof input.path === 'string' && input.path !== '' ? resolve(cwd, input.path) : cwd;
-      problem(named(call.toolName, fileToolReadProblem(path, policy)));
+      problem(named(call.toolName, fileToolReadProblem(path, policy, sessionFolder(call))));
       const pattern = call.toolName === 'Glob' ? input.pattern : input.glob;
       if (typeof pattern === 'string') problem(globProblem(join(path, pattern), policy));
       break;
@@ -147,6 +153,12 @@ function judgeTool(call: ToolCall, policy: GuardPolicy): Finding[] {
     }
   }
   return findings;
+}
+
+/** The folder of the session's transcript, where Claude Code saves outputs too large to show. */
+function sessionFolder(call: ToolCall): string | undefined {
+  const transcript = call.transcriptPath;
+  return transcript !== undefined && isAbsolute(transcript) ? dirname(transcript) : undefined;
 }
 
 function named(tool: string, problem: PathProblem | undefined): PathProblem | undefined {

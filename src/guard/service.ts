@@ -99,8 +99,8 @@ export async function startGuardService(options: GuardServiceOptions): Promise<G
       const parsed = parsePreToolUseInput(body);
       if (!parsed.ok) verdict = failClosed(parsed.problem);
       else {
-        const { toolName, toolInput, cwd } = parsed.input;
-        verdict = await judge.judge({ toolName, toolInput, cwd });
+        const { toolName, toolInput, cwd, transcriptPath } = parsed.input;
+        verdict = await judge.judge({ toolName, toolInput, cwd, transcriptPath });
       }
       const ms = Math.round((performance.now() - started) * 1000) / 1000;
       latencies.push(ms);
