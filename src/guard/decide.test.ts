@@ -127,6 +127,31 @@ describe('the guard table', () => {
     expect(read(join(sessions, '.env'))).toBe('deny');
   });
 
+  it('lets guard.allowTools and guard.readablePaths open what the defaults close', () => {
+    const open = resolvePolicy({
+      projectRoot: project,
+      homeDir: home,
+      settings: {
+        allowTools: ['mcp__github__*', 'FutureTool'],
+        readablePaths: ['../elsewhere'],
+        writablePaths: [scratch],
+      },
+      unattended: true,
+    });
+    const decide = (toolName: string, toolInput: Record<string, unknown>) =>
+      judgeToolCall({ toolName, toolInput, cwd: project }, open).decision;
+    expect(decide('mcp__github__create_issue', { title: 'x' })).toBe('allow');
+    expect(decide('FutureTool', {})).toBe('allow');
+    expect(decide('mcp__fs__write_file', { path: '/etc/x' })).toBe('deny');
+    expect(decide('Read', { file_path: join(root, 'elsewhere', 'x.txt') })).toBe('allow');
+    expect(decide('Read', { file_path: join(home, 'notes.txt') })).toBe('deny');
+    // Interactive sessions ask a person instead.
+    const interactive = { ...policy, unattended: false };
+    expect(
+      judgeToolCall({ toolName: 'mcp__fs__x', toolInput: {}, cwd: project }, interactive).decision,
+    ).toBe('ask');
+  });
+
   it('counts zero false allows and zero false denies', () => {
     const falseAllows = DANGEROUS.filter((row) => run(row).decision === 'allow');
     const falseDenies = ORDINARY.filter((row) => run(row).decision !== 'allow');
