@@ -51,6 +51,7 @@ export function startJudgeWorker(options: JudgeWorkerOptions): JudgeWorker {
   let nextId = 0;
   let starts = 0;
   let closed = false;
+  let failed: Error | undefined;
   let current = spawn();
 
   function spawn(): { worker: Worker; ready: boolean } {
@@ -72,7 +73,8 @@ export function startJudgeWorker(options: JudgeWorkerOptions): JudgeWorker {
   }
 
   function fail(error: Error) {
-    if (closed) return;
+    if (closed || failed !== undefined) return;
+    failed = error;
     for (const id of [...pending.keys()])
       settle(id, deny('bad-input', `the guard cannot judge calls (${error.message})`));
     options.onFailure(error);
@@ -98,8 +100,9 @@ export function startJudgeWorker(options: JudgeWorkerOptions): JudgeWorker {
   return {
     judge: (call) =>
       new Promise<Verdict>((resolve) => {
-        if (closed) {
-          resolve(deny('bad-input', 'the guard service is closed'));
+        if (closed || failed !== undefined) {
+          const why = failed === undefined ? 'is closed' : `cannot judge calls (${failed.message})`;
+          resolve(deny('bad-input', `the guard service ${why}`));
           return;
         }
         const id = nextId++;
