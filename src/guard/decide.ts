@@ -1,11 +1,15 @@
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { absolutePath, readProblem, writeProblem, type PathProblem } from './path-rules.js';
 import type { Decision, GuardPolicy } from './policy.js';
-import { sensitiveRule } from './sensitive.js';
+import { isWithin, sensitiveRule } from './sensitive.js';
+import { realPath } from './policy.js';
 import { analyzeShell, type Finding, type Judge } from './shell/analyze.js';
 import { judgeCommand } from './shell/commands.js';
 import { checkWrite } from './shell/args.js';
 import { loadShellParser } from './shell/parse.js';
+import { otherToolFinding } from './tools.js';
+import { TooLargeToJudge } from './limits.js';
+import { fileToolReadProblem } from './path-rules.js';
 
 /**
  * The decision for one PreToolUse call: Bash commands are parsed and every simple command in
@@ -19,6 +23,11 @@ export interface ToolCall {
   toolInput: Record<string, unknown>;
   /** The agent's working directory (the hook input's `cwd`). */
   cwd: string | undefined;
+  /**
+   * The session's transcript (the hook input's `transcript_path`): Claude Code keeps the session's
+   * large tool outputs beside it and has the agent Read them there.
+   */
+  transcriptPath?: string | undefined;
 }
 
 export interface Verdict {
@@ -29,6 +38,9 @@ export interface Verdict {
 }
 
 const PREFIX = 'ralph guard: ';
+
+/** Longer commands are refused unparsed: the judge's work grows with them (a 1 MB here-document). */
+export const MAX_COMMAND_CHARS = 100_000;
 
 /**
  * For a process that decides one call and exits (`ralph guard`): loads what `judgeToolCall` needs
@@ -41,7 +53,11 @@ export async function prepareDecision(call: Pick<ToolCall, 'toolName'>): Promise
 }
 
 export function judgeToolCall(call: ToolCall, shared: GuardPolicy): Verdict {
-  const policy: GuardPolicy = { ...shared, written: new Map() };
+  const policy: GuardPolicy = {
+    ...shared,
+    written: new Map(),
+    globScan: { listings: new Map(), names: 0 },
+  };
   const findings = judgeTool(call, policy);
   const denial = findings.find((finding) => finding.decision === 'deny');
   const asked = findings.find((finding) => finding.decision === 'ask');
@@ -85,12 +101,27 @@ function judgeTool(call: ToolCall, policy: GuardPolicy): Finding[] {
         findings.push({ decision: 'deny', rule: 'bad-input', reason: 'Bash without a command' });
         break;
       }
-      analyzeShell(command, cwd, 0, createJudge(policy, findings));
+      if (command.length > MAX_COMMAND_CHARS) {
+        findings.push({
+          decision: 'deny',
+          rule: 'too-large',
+          reason: `the command is ${command.length} characters long, over the guard's ${MAX_COMMAND_CHARS}; write long content with the Write tool and run it in smaller steps`,
+        });
+        break;
+      }
+      try {
+        analyzeShell(command, cwd, 0, createJudge(policy, findings));
+      } catch (error) {
+        if (!(error instanceof TooLargeToJudge)) throw error;
+        findings.push({ decision: 'deny', rule: 'too-large', reason: error.message });
+      }
       break;
     }
-    case 'Read': {
-      const path = filePath('file_path');
-      if (path !== undefined) problem(readProblem(path, policy));
+    case 'Read':
+    case 'NotebookRead': {
+      const path = filePath(call.toolName === 'Read' ? 'file_path' : 'notebook_path');
+      if (path !== undefined)
+        problem(named(call.toolName, fileToolReadProblem(path, policy, sessionFolder(call))));
       break;
     }
     case 'Write':
@@ -106,18 +137,28 @@ function judgeTool(call: ToolCall, policy: GuardPolicy): Finding[] {
       break;
     }
     case 'Glob':
-    case 'Grep': {
+    case 'Grep':
+    case 'LS': {
       const path =
         typeof input.path === 'string' && input.path !== '' ? resolve(cwd, input.path) : cwd;
-      problem(readProblem(path, policy));
+      problem(named(call.toolName, fileToolReadProblem(path, policy, sessionFolder(call))));
       const pattern = call.toolName === 'Glob' ? input.pattern : input.glob;
       if (typeof pattern === 'string') problem(globProblem(join(path, pattern), policy));
       break;
     }
-    default:
+    default: {
+      const other = otherToolFinding(call.toolName, policy);
+      if (other !== undefined) findings.push(other);
       break;
+    }
   }
   return findings;
+}
+
+/** The folder of the session's transcript, where Claude Code saves outputs too large to show. */
+function sessionFolder(call: ToolCall): string | undefined {
+  const transcript = call.transcriptPath;
+  return transcript !== undefined && isAbsolute(transcript) ? dirname(transcript) : undefined;
 }
 
 function named(tool: string, problem: PathProblem | undefined): PathProblem | undefined {
@@ -175,6 +216,12 @@ function createJudge(policy: GuardPolicy, findings: Finding[]): Judge {
       };
       if (operator.includes('>'))
         checkWrite(judge, { ...fake, text: `redirect ${fake.text}` }, target, 'write');
+      if (operator.includes('<') && target.dynamic && target.text.includes('/proc/')) {
+        judge.deny(
+          'sensitive-file',
+          `\`${fake.text}\` reads a process's file known only when it runs (its environment holds credentials)`,
+        );
+      }
       if (operator.includes('<') && !target.dynamic) {
         const path = isAbsolute(target.value)
           ? target.value
@@ -256,6 +303,10 @@ function judgeAssignment(
       judge.deny(problem.rule, `setting ${name}: git ${problem.reason}`);
     return;
   }
+  if (name === 'PATH') {
+    judgePathVariable(value, judge);
+    return;
+  }
   if (name === 'CDPATH') {
     judge.deny('cdpath', 'setting CDPATH makes `cd` go where the guard cannot follow');
     return;
@@ -283,4 +334,32 @@ function judgeAssignment(
     depth + 1,
     name,
   );
+}
+
+/**
+ * `PATH=bin:$PATH git status`: a folder the agent can write, searched before the system's, runs
+ * the agent's own `git` (or `node`) in place of the real one, unseen. Folders after `$PATH` only
+ * add programs.
+ */
+function judgePathVariable(
+  value: readonly { dynamic: boolean; value?: string; text?: string }[],
+  judge: Judge,
+): void {
+  const [word] = value;
+  const text = word === undefined ? '' : word.dynamic ? (word.text ?? '') : (word.value ?? '');
+  for (const entry of text.replace(/^["']|["']$/g, '').split(':')) {
+    if (/^\$\{?PATH\}?$/.test(entry)) return;
+    const absolute = entry.startsWith('/') && !/[$`]/.test(entry);
+    const inProject =
+      absolute &&
+      (isWithin(realPath(entry), judge.policy.projectRoot) ||
+        judge.policy.writableRoots.some((root) => isWithin(realPath(entry), root)));
+    if (!absolute || inProject) {
+      judge.deny(
+        'path-variable',
+        `PATH puts ${entry === '' ? 'the working directory' : entry} before the system's folders, so a program the agent wrote could run as \`git\` or \`node\`; add it after $PATH, or run it by its path`,
+      );
+      return;
+    }
+  }
 }

@@ -38,6 +38,7 @@ export function parsePreToolUseInput(text: string): ParsedPreToolUseInput {
       toolName,
       toolInput: toolInput as Record<string, unknown>,
       cwd: text_('cwd'),
+      transcriptPath: text_('transcript_path'),
       sessionId: text_('session_id'),
       toolUseId: text_('tool_use_id'),
       hookEventName: text_('hook_event_name'),

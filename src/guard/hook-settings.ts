@@ -1,17 +1,22 @@
 /**
  * The Claude Code settings that install the guard: an HTTP hook for `ralph run` (passed with
  * `--settings`, the user's own settings files untouched) and a command hook for interactive
- * sessions (`ralph setup --guard`). Both match every tool that reads, writes or runs.
+ * sessions (`ralph setup --guard`). Both match every tool.
  */
 
 /** The variable that carries a run's guard token into the agent's environment. */
 export const GUARD_TOKEN_VARIABLE = 'RALPH_GUARD_TOKEN';
 
-export const GUARDED_TOOLS = 'Bash|Read|Edit|Write|MultiEdit|NotebookEdit|Glob|Grep';
+/**
+ * Every tool: an MCP tool or one the guard does not know is judged too (denied in unattended runs
+ * unless guard.allowTools names it), so nothing reaches the agent's hands unseen.
+ */
+export const GUARDED_TOOLS = '*';
 
 /**
- * Generous: the decision takes milliseconds, but a timeout makes Claude Code run the tool
- * unchecked (an HTTP hook fails open), so only a hung ralph should ever reach it.
+ * Generous: the service answers every call within its time budget (guard.timeBudgetMs, 2 s by
+ * default: a slower decision is a deny), but a timeout makes Claude Code run the tool unchecked
+ * (an HTTP hook fails open), so only a hung ralph should ever reach it.
  */
 export const HTTP_HOOK_TIMEOUT_SECONDS = 600;
 

@@ -148,3 +148,25 @@ export function readProblem(path: string, policy: GuardPolicy): PathProblem | un
     reason: `reads ${shown}, a secret (${rule}); the guard keeps secrets out of reach`,
   };
 }
+
+/**
+ * A file tool's read (Read, Grep, Glob): secrets are refused, and so is everything outside the
+ * project, the writable folders and guard.readablePaths — the agent's work is in the project.
+ */
+export function fileToolReadProblem(
+  path: string,
+  policy: GuardPolicy,
+  sessionFolder?: string,
+): PathProblem | undefined {
+  const secret = readProblem(path, policy);
+  if (secret !== undefined) return secret;
+  const real = realPath(path);
+  const roots = [policy.projectRoot, ...policy.writableRoots, ...policy.readableRoots];
+  if (sessionFolder !== undefined) roots.push(realPath(sessionFolder));
+  if (roots.some((root) => isWithin(real, root))) return undefined;
+  const shown = real === path ? path : `${path} (really ${real})`;
+  return {
+    rule: 'outside-project',
+    reason: `reads ${shown}, outside the project ${policy.projectRoot}; guard.readablePaths lists further folders the file tools may read`,
+  };
+}

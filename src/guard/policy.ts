@@ -25,6 +25,9 @@ export interface GuardSettings {
   askPatterns?: readonly string[] | undefined;
   denyPatterns?: readonly string[] | undefined;
   writablePaths?: readonly string[] | undefined;
+  readablePaths?: readonly string[] | undefined;
+  allowTools?: readonly string[] | undefined;
+  timeBudgetMs?: number | undefined;
   protectedPaths?: readonly string[] | undefined;
   sensitiveFiles?: readonly string[] | undefined;
   allowSensitiveFiles?: readonly string[] | undefined;
@@ -36,6 +39,10 @@ export interface GuardPolicy {
   homeDir: string;
   /** Further folders where writes and deletes are allowed (not on the folder itself). */
   writableRoots: readonly string[];
+  /** Further folders the file tools may read (besides the project and writableRoots). */
+  readableRoots: readonly string[];
+  /** Tools the guard does not know that may run anyway (names or `*` patterns). */
+  allowTools: readonly string[];
   /** Inside the project, but never written or deleted by the agent (ralph's and git's control files). */
   protectedPaths: readonly string[];
   network: NetworkPolicy;
@@ -61,6 +68,11 @@ export interface GuardPolicy {
    */
   written?: Map<string, string> | undefined;
   /**
+   * Set by judgeToolCall() for one tool call: folder listings read to match glob arguments (each
+   * folder read once) and how many names were matched, bounded by MAX_GLOB_NAMES (limits.ts).
+   */
+  globScan?: { listings: Map<string, readonly string[]>; names: number } | undefined;
+  /**
    * Set by judgeToolCall() for one tool call: a program in its command that writes files it does not
    * name (`tar x`, `unzip`, `git checkout`, `patch`), so any script may have changed.
    */
@@ -68,7 +80,9 @@ export interface GuardPolicy {
 }
 
 /** The configurable lists' defaults (stated in config.yaml's table, which refers to these). */
-export const DEFAULT_GUARD_SETTINGS = GUARD_DEFAULTS satisfies Required<GuardSettings>;
+export const DEFAULT_GUARD_SETTINGS = GUARD_DEFAULTS satisfies Required<
+  Omit<GuardSettings, 'timeBudgetMs'>
+>;
 
 /**
  * Files the agent must never write or delete, relative to the project root: git's and Claude
@@ -106,6 +120,10 @@ export function resolvePolicy(input: ResolvePolicyInput): GuardPolicy {
     writableRoots: settings.writablePaths.map((path) =>
       realPath(path.startsWith('~/') ? join(homeDir, path.slice(2)) : resolve(projectRoot, path)),
     ),
+    readableRoots: settings.readablePaths.map((path) =>
+      realPath(path.startsWith('~/') ? join(homeDir, path.slice(2)) : resolve(projectRoot, path)),
+    ),
+    allowTools: settings.allowTools,
     protectedPaths: [
       ...BUILT_IN_PROTECTED.map(inProject),
       ...projectControlPaths(projectPaths(projectRoot)).map(inProject),

@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
+import { MAX_GLOB_NAMES, TooLargeToJudge } from './limits.js';
 import type { GuardPolicy } from './policy.js';
 
 /**
@@ -25,6 +26,9 @@ const SENSITIVE_FOLDERS = new Set(['.ssh', '.aws', '.gnupg']);
 
 const SENSITIVE_ABSOLUTE = ['/etc/shadow', '/etc/gshadow', '/etc/sudoers', '/etc/sudoers.d'];
 
+/** A process's environment holds the credentials of the agent's own CLI. */
+const PROCESS_ENVIRONMENT = /^\/proc\/[^/]+(\/task\/[^/]+)?\/environ$/;
+
 const SENSITIVE_IN_HOME = [
   '.npmrc',
   '.pypirc',
@@ -33,6 +37,12 @@ const SENSITIVE_IN_HOME = [
   '.config/gh/hosts.yml',
   '.claude/.credentials.json',
   '.netrc',
+  '.config/gcloud',
+  '.azure',
+  '.vault-token',
+  '.config/op',
+  '.terraform.d',
+  '.config/hub',
 ];
 
 /** The rule that makes `path` (absolute, real) sensitive, or undefined. */
@@ -49,6 +59,7 @@ export function sensitiveRule(path: string, policy: GuardPolicy): string | undef
     }
   }
   for (const absolute of SENSITIVE_ABSOLUTE) if (isWithin(path, absolute)) return absolute;
+  if (PROCESS_ENVIRONMENT.test(path)) return '/proc/*/environ';
   for (const name of SENSITIVE_IN_HOME) {
     if (isWithin(path, join(policy.homeDir, name))) return `~/${name}`;
   }
@@ -87,12 +98,8 @@ export function globSensitiveRule(pattern: string, policy: GuardPolicy): string 
   }
   const inFolder = sensitiveRule(folder, policy);
   if (inFolder !== undefined) return inFolder;
-  let entries: string[];
-  try {
-    entries = readdirSync(folder);
-  } catch {
-    return undefined; // nothing there to match: the shell passes the pattern on unexpanded
-  }
+  const entries = listing(folder, policy);
+  if (entries === undefined) return undefined; // nothing there: the shell passes it on unexpanded
   const regex = globToRegExp(name, true);
   for (const entry of entries) {
     if (!regex.test(entry)) continue;
@@ -100,6 +107,28 @@ export function globSensitiveRule(pattern: string, policy: GuardPolicy): string 
     if (rule !== undefined) return rule;
   }
   return undefined;
+}
+
+/** A folder's names, read once per decision, counted against MAX_GLOB_NAMES. */
+function listing(folder: string, policy: GuardPolicy): readonly string[] | undefined {
+  const scan = policy.globScan;
+  let entries = scan?.listings.get(folder);
+  if (entries === undefined) {
+    try {
+      entries = readdirSync(folder);
+    } catch {
+      return undefined;
+    }
+    scan?.listings.set(folder, entries);
+  }
+  if (scan !== undefined) {
+    scan.names += entries.length;
+    if (scan.names > MAX_GLOB_NAMES)
+      throw new TooLargeToJudge(
+        `the command's globs are matched against more than ${MAX_GLOB_NAMES} file names; name the files or narrow the patterns`,
+      );
+  }
+  return entries;
 }
 
 /** `*` and `?` within one path part, `**` across parts, `[…]` as written. */

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolvePolicy } from './policy.js';
 import { startGuardService, type GuardService } from './service.js';
@@ -12,13 +13,17 @@ afterEach(async () => {
   service = undefined;
 });
 
-async function start() {
+async function start(timeBudgetMs?: number) {
   const policy = resolvePolicy({
     projectRoot: root,
     homeDir: join(root, 'home'),
     unattended: true,
   });
-  service = await startGuardService({ policy, auditLog: join(root, 'logs', 'audit.jsonl') });
+  service = await startGuardService({
+    policy,
+    auditLog: join(root, 'logs', 'audit.jsonl'),
+    timeBudgetMs,
+  });
   return service;
 }
 
@@ -68,6 +73,38 @@ describe('the guard service', () => {
         permissionDecision: 'deny',
       });
     }
+  });
+
+  it('denies a call over its time budget at once, replaces the busy worker, and never blocks the event loop', async () => {
+    const budget = 20;
+    const { url, token } = await start(budget);
+    // Warm: the worker has loaded its parser, so the budget alone counts.
+    expect(await post(url, input('npm test'), token)).toMatchObject({
+      permissionDecision: 'allow',
+    });
+    let longestGap = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      const at = performance.now();
+      longestGap = Math.max(longestGap, at - last);
+      last = at;
+    }, 2);
+    // Thousands of commands, each judged: far more than 20 ms of work, far less than the size cap.
+    const heavy = 'ls src; cat a.txt | grep x > out.txt; '.repeat(1500);
+    const started = performance.now();
+    const answer = await post(url, input(heavy), token);
+    const elapsed = performance.now() - started;
+    clearInterval(ticker);
+    expect(answer).toMatchObject({ status: 200, permissionDecision: 'deny' });
+    expect(answer.permissionDecisionReason).toMatch(/longer than 20 ms/);
+    // Generous for a shared CI machine, yet far below any hook timeout.
+    expect(elapsed).toBeLessThan(budget + 1000);
+    expect(longestGap).toBeLessThan(250);
+    expect(service?.workersStarted()).toBe(2);
+    // The fresh worker judges the next call.
+    expect(await post(url, input('npm test'), token)).toMatchObject({
+      permissionDecision: 'allow',
+    });
   });
 
   it('reports a failure when the server stops while in use, not when closed on purpose', async () => {

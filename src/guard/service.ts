@@ -3,15 +3,17 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { appendAudit, summariseInput, type AuditEntry } from './audit.js';
-import type { judgeToolCall, Verdict } from './decide.js';
+import type { Verdict } from './decide.js';
 import { failClosed, preToolUseOutput, parsePreToolUseInput } from './hook-io.js';
+import { startJudgeWorker } from './judge-worker.js';
 import type { GuardPolicy } from './policy.js';
-import { loadShellParser } from './shell/parse.js';
 
 /**
  * The guard inside `ralph run`: the same policy as `ralph guard`, served on 127.0.0.1 to Claude
  * Code's HTTP hook, so a tool call costs one local request (well under a millisecond of
- * policy) instead of a Node process (36–90 ms, more with the parser).
+ * policy) instead of a Node process (36–90 ms, more with the parser). The decisions are made in a
+ * worker thread with a time budget (judge-worker.ts): ralph's event loop never waits for one, and
+ * a call that takes longer than the budget is denied, never left to the hook's timeout.
  *
  * Claude Code treats an HTTP hook that fails — connection refused, a non-200 status, a
  * timeout, a body that is not JSON — as "no decision" and runs the tool (measured: fail open).
@@ -34,6 +36,10 @@ export interface GuardServiceOptions {
   auditLog: string;
   onDecision?: (decision: GuardDecision) => void;
   now?: () => Date;
+  /** Longest time one decision may take (guard.timeBudgetMs); over it, the call is denied. */
+  timeBudgetMs?: number | undefined;
+  /** The worker script (tests); by default dist/guard/decide-worker.js. */
+  workerUrl?: URL | undefined;
 }
 
 export interface GuardService {
@@ -47,13 +53,11 @@ export interface GuardService {
   latencies: number[];
   /** The HTTP server, for tests that make it fail. */
   server: Server;
+  /** Worker threads started so far (1 + those replaced after a call over budget). */
+  workersStarted(): number;
 }
 
 export async function startGuardService(options: GuardServiceOptions): Promise<GuardService> {
-  // The parser loads (~60 ms, mostly compiling WASM) while the first agent starts, and the first
-  // tool call waits for what is left of it: Claude's first tool call comes seconds after its start,
-  // so no call pays, and no run waits for it before starting its agent.
-  const parserReady = loadShellParser();
   const token = randomBytes(24).toString('base64url');
   const expected = Buffer.from(`Bearer ${token}`);
   const now = options.now ?? (() => new Date());
@@ -66,19 +70,14 @@ export async function startGuardService(options: GuardServiceOptions): Promise<G
     failure = error;
     for (const listener of failureListeners) listener(error);
   };
-  // A parser that cannot load stops the run as a failed server does (every call would be refused).
-  parserReady.catch((error: unknown) => {
-    fail(error instanceof Error ? error : new Error(String(error)));
+  // The worker loads the parser (~60 ms, mostly compiling WASM) while the first agent starts; a
+  // parser that cannot load stops the run as a failed server does (every call would be refused).
+  const judge = startJudgeWorker({
+    policy: options.policy,
+    budgetMs: options.timeBudgetMs,
+    workerUrl: options.workerUrl,
+    onFailure: fail,
   });
-
-  // The rules (decide.js and the shell analysis behind it) load on the first tool call, not
-  // before the run's first agent starts: a run whose agent calls no tool never pays for them.
-  // Should the load fail, the request fails closed like any other internal error.
-  let judge: Promise<typeof judgeToolCall> | undefined;
-  const loadJudge = (): Promise<typeof judgeToolCall> =>
-    (judge ??= parserReady
-      .then(() => import('./decide.js'))
-      .then((module) => module.judgeToolCall));
 
   const server = createServer((request, response) => {
     const started = performance.now();
@@ -99,7 +98,10 @@ export async function startGuardService(options: GuardServiceOptions): Promise<G
       }
       const parsed = parsePreToolUseInput(body);
       if (!parsed.ok) verdict = failClosed(parsed.problem);
-      else verdict = (await loadJudge())(parsed.input, options.policy);
+      else {
+        const { toolName, toolInput, cwd, transcriptPath } = parsed.input;
+        verdict = await judge.judge({ toolName, toolInput, cwd, transcriptPath });
+      }
       const ms = Math.round((performance.now() - started) * 1000) / 1000;
       latencies.push(ms);
       const audit: AuditEntry = {
@@ -142,19 +144,24 @@ export async function startGuardService(options: GuardServiceOptions): Promise<G
     token,
     latencies,
     server,
+    workersStarted: () => judge.started(),
     onFailure: (listener) => {
       failureListeners.push(listener);
       // A failure before anyone listened (the parser's load) still reaches the listener.
       if (failure !== undefined) listener(failure);
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        closing = true;
-        server.closeAllConnections();
-        server.close(() => {
-          resolve();
-        });
-      }),
+    close: async () => {
+      closing = true;
+      server.closeAllConnections();
+      await Promise.all([
+        judge.close(),
+        new Promise<void>((resolve) => {
+          server.close(() => {
+            resolve();
+          });
+        }),
+      ]);
+    },
   };
 }
 

@@ -23,7 +23,7 @@ describe('installGuardSettings (ralph setup --guard)', () => {
     expect(first.allowAdded).toEqual(settings.permissions.allow);
     expect(first.denyAdded).toEqual(settings.permissions.deny);
     expect(settings.hooks.PreToolUse[0]).toEqual({
-      matcher: 'Bash|Read|Edit|Write|MultiEdit|NotebookEdit|Glob|Grep',
+      matcher: '*',
       hooks: [{ type: 'command', command: 'ralph guard', timeout: 30 }],
     });
     expect(settings.permissions.deny).toEqual(PLAN_DENY);

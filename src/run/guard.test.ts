@@ -40,7 +40,7 @@ describe('startRunGuard', () => {
       env: Record<string, string>;
     };
     const [group] = options.settings.hooks.PreToolUse;
-    expect(group?.matcher).toBe('Bash|Read|Edit|Write|MultiEdit|NotebookEdit|Glob|Grep');
+    expect(group?.matcher).toBe('*');
     expect(group?.hooks[0]).toMatchObject({
       type: 'http',
       url: guard?.service.url,

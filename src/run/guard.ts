@@ -72,6 +72,7 @@ export async function startRunGuard(input: RunGuardInput): Promise<RunGuard | un
   const service = await startGuardService({
     policy,
     auditLog: loopPaths(loopDir).auditLog,
+    timeBudgetMs: settings.timeBudgetMs,
     onDecision: (decision) => {
       if (decision.decision !== 'allow') denied += 1;
       onDecision?.(decision);

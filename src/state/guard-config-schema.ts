@@ -1,5 +1,5 @@
-import { flag, list, choice, section } from './config-setting.js';
-import { GUARD_DEFAULTS, NETWORK_POLICIES } from './guard-defaults.js';
+import { flag, list, choice, section, wholeNumber } from './config-setting.js';
+import { GUARD_DEFAULTS, GUARD_TIME_BUDGET_MS, NETWORK_POLICIES } from './guard-defaults.js';
 
 /**
  * The `guard` section of config.yaml: the policy of ralph's PreToolUse guard (src/guard). The
@@ -67,6 +67,25 @@ export const GUARD_SETTINGS = section(
       requirement: 'a list of folders',
       default: [...GUARD_DEFAULTS.writablePaths],
       defaultIn: BY_POLICY,
+    }),
+    readablePaths: list({
+      description:
+        'Folders outside the project that the file tools (Read, Grep, Glob) may read, besides writablePaths; every other folder outside the project is refused to them. Relative to the project; ~/ for home. Secrets stay refused.',
+      requirement: 'a list of folders',
+      default: [...GUARD_DEFAULTS.readablePaths],
+      defaultIn: BY_POLICY,
+    }),
+    allowTools: list({
+      description:
+        'Tools the guard does not know (MCP tools `mcp__server__tool`, new Claude Code tools) that an unattended run may use: names, with * matching anything (e.g. "mcp__github__*"). Every other unknown tool is denied in `ralph run`.',
+      requirement: 'a list of tool names or patterns such as "mcp__github__*"',
+      default: [...GUARD_DEFAULTS.allowTools],
+      defaultIn: BY_POLICY,
+    }),
+    timeBudgetMs: wholeNumber(1, {
+      description:
+        'The longest one guard decision may take, in milliseconds, in `ralph run`; a call that takes longer is denied (Claude Code would run it unchecked if the hook timed out).',
+      default: GUARD_TIME_BUDGET_MS,
     }),
     protectedPaths: list({
       description:

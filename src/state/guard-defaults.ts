@@ -7,6 +7,9 @@
 /** `guard.network`: what curl, wget, ssh and friends get. */
 export const NETWORK_POLICIES = ['allow', 'ask', 'deny'] as const;
 
+/** `guard.timeBudgetMs`: the longest one decision may take before the call is denied. */
+export const GUARD_TIME_BUDGET_MS = 2000;
+
 export const GUARD_DEFAULTS = {
   network: 'allow',
   allowCommands: [],
@@ -24,6 +27,8 @@ export const GUARD_DEFAULTS = {
     'chmod -R 777 *',
   ],
   writablePaths: ['/tmp'],
+  readablePaths: [],
+  allowTools: [],
   protectedPaths: [],
   sensitiveFiles: [],
   allowSensitiveFiles: [],

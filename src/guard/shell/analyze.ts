@@ -73,6 +73,19 @@ export function analyzeShell(code: string, cwd: string | undefined, depth: numbe
   });
 }
 
+/** Functions with these names would change what the guard assumes about the commands after. */
+const SHADOWED = new Set([
+  'cd',
+  'pushd',
+  'popd',
+  'builtin',
+  'command',
+  'eval',
+  'exec',
+  'source',
+  '.',
+]);
+
 const SCOPES = new Set(['subshell', 'command_substitution', 'process_substitution']);
 
 function walk(node: SyntaxNode, state: WalkState, judge: Judge): void {
@@ -95,6 +108,18 @@ function walk(node: SyntaxNode, state: WalkState, judge: Judge): void {
     case 'variable_assignment':
       onAssignment(node, state, judge);
       return;
+    case 'function_definition': {
+      // A function named cd (or builtin, command) changes what every later `cd` does.
+      const name = node.childForFieldName('name')?.text ?? '';
+      if (SHADOWED.has(name)) {
+        judge.deny(
+          'shadowed-builtin',
+          `defines a function named \`${name}\`, which the guard cannot follow; call the builtin plainly`,
+        );
+        return;
+      }
+      break;
+    }
     default:
       break;
   }
@@ -158,9 +183,32 @@ function onCommand(node: SyntaxNode, state: WalkState, judge: Judge): void {
     depth: state.depth,
   };
   judge.command(command);
-  if (command.name === 'cd' || command.name === 'pushd' || command.name === 'popd') {
-    state.cwd = cdTarget(command, node);
+  // `builtin cd`, `command cd`, `command -p cd` change the directory as `cd` does.
+  const changer = directoryChanger(command);
+  if (changer !== undefined) state.cwd = cdTarget(changer, node);
+  else if (command.name === 'eval' && command.args.some(mentionsCd)) state.cwd = undefined;
+}
+
+const CD_NAMES = new Set(['cd', 'pushd', 'popd']);
+
+function directoryChanger(command: SimpleCommand): SimpleCommand | undefined {
+  let current = command;
+  for (;;) {
+    if (CD_NAMES.has(current.name)) return current;
+    if (current.name !== 'builtin' && current.name !== 'command') return undefined;
+    const args = current.args.slice();
+    while (args[0] !== undefined && !args[0].dynamic && /^-[pP]+$/.test(args[0].value))
+      args.shift();
+    const [next, ...rest] = args;
+    if (next === undefined || next.dynamic) return undefined;
+    current = { ...current, name: next.value, path: next.value, args: rest };
   }
+}
+
+/** `eval cd ..`, `eval "cd $D"`: the directory after it is not followed. */
+function mentionsCd(arg: Arg): boolean {
+  const text = arg.dynamic ? arg.text : arg.value;
+  return /(^|[\s;&|({`])(cd|pushd|popd)(\s|$|;)/.test(text);
 }
 
 function stdinOf(node: SyntaxNode, env: { home: string; cwd: string | undefined }) {

@@ -8,6 +8,7 @@ import {
 } from '../path-rules.js';
 import { globSensitiveRule } from '../sensitive.js';
 import type { Judge, SimpleCommand } from './analyze.js';
+import { globDeleteProblem } from './protected-deletes.js';
 import type { Arg, StaticArg } from './words.js';
 
 /** Helpers the command rules share: option parsing and the path checks on arguments. */
@@ -132,6 +133,14 @@ function checkGlobWrite(judge: Judge, command: SimpleCommand, pattern: string, a
     judge.deny(
       'project-root',
       `\`${shown(command)}\` deletes everything in the project root; name what to delete`,
+    );
+    return;
+  }
+  const matched = access === 'delete' ? globDeleteProblem(pattern, judge) : undefined;
+  if (matched !== undefined) {
+    judge.deny(
+      'protected-path',
+      `\`${shown(command)}\` ${matched}: ralph and git control files cannot be changed by the agent`,
     );
     return;
   }

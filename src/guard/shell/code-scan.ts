@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import { absolutePath, readProblem, recordWrite, writeProblem } from '../path-rules.js';
+import { globSensitiveRule } from '../sensitive.js';
 import type { Judge, SimpleCommand } from './analyze.js';
 import { shown } from './args.js';
 
@@ -33,7 +35,7 @@ const DYNAMIC_CODE: Readonly<Record<Exclude<Language, 'shell'>, RegExp>> = {
   python:
     /\b(exec|eval|compile|getattr|__import__|globals|vars)\s*\(|\bimportlib\b|__builtins__|__dict__/,
   javascript:
-    /\beval\s*\(|\bFunction\s*\(|\bnew\s+Function\b|\b(require|import)\s*\(\s*[^'"`\s)]|\bprocess\s*\.\s*mainModule\b|\bmodule\s*\.\s*constructor\b|['"`](node:)?vm['"`]/,
+    /\beval\s*\(|\bFunction\s*\(|\bnew\s+Function\b|\b(require|import)\s*\(\s*(?!process\.argv\[\d+\]\s*\))[^'"`\s)]|\bprocess\s*\.\s*mainModule\b|\bmodule\s*\.\s*constructor\b|['"`](node:)?vm['"`]/,
   perl: /\beval\b|\bdo\s+['"$]/,
   ruby: /\b(eval|instance_eval|class_eval|module_eval|send|public_send|const_get)\b/,
   php: /\b(eval|assert|create_function|call_user_func(_array)?)\s*\(/,
@@ -88,6 +90,17 @@ export function scanCode(
     );
     return;
   }
+  const built = dynamicRead(code);
+  if (built !== undefined) {
+    const secret = secretNearby(command, judge);
+    if (secret !== undefined) {
+      judge.deny(
+        'interpreter-dynamic-read',
+        `\`${shown(command)}\`: the inline code reads a file whose name is built when it runs (${built}), and ${secret}; name the file with a plain literal or as an argument`,
+      );
+      return;
+    }
+  }
   const writes = WRITE_API.test(code);
   const blind = writes ? (CHANGES_DIRECTORY.exec(code) ?? DECODES.exec(code)) : null;
   if (blind !== null) {
@@ -140,4 +153,56 @@ function looksLikePath(literal: string): boolean {
     /\.(pem|key)$|(^|\/)(id_rsa|id_ed25519|credentials|secrets)/.test(literal) ||
     literal.includes('/')
   );
+}
+
+/** Calls that read a file by name, with what follows the parenthesis. */
+const READ_CALL =
+  /\b(open|Path|read_text|read_bytes|readFile\w*|createReadStream|File\s*\.\s*(read|open|readlines|binread)|IO\s*\.\s*(read|readlines)|file_get_contents|fopen|file|readfile)\s*\(([^)]*)/g;
+
+/** A first argument the guard can see: a plain literal, or a program argument (checked as a path). */
+const KNOWN_ARGUMENT =
+  /^\s*(('[^'\\+]*'|"[^"\\+]*")\s*(,|$)|(sys\s*\.\s*argv|process\s*\.\s*argv|ARGV|\$ARGV)\s*\[\s*\d+\s*\]\s*(,|$)|sys\s*\.\s*stdin\b|0\s*(,|$)|$)/;
+
+/**
+ * A file read whose name is built at run time (`open('.e'+'nv')`, `readFileSync(f)`,
+ * `open(base64.b64decode(…))`): the call and its argument, or undefined.
+ */
+function dynamicRead(code: string): string | undefined {
+  for (const match of code.matchAll(READ_CALL)) {
+    const argument = match[4] ?? '';
+    if (KNOWN_ARGUMENT.test(argument) || literalVariable(code, argument)) continue;
+    return `${match[1] ?? ''}(${argument.trim()}`;
+  }
+  return undefined;
+}
+
+/**
+ * `const f = "prd.json"; readFileSync(f)`: a variable assigned once, from a plain literal (which
+ * the literal scan checks like any other), is as good as the literal.
+ */
+function literalVariable(code: string, argument: string): boolean {
+  const name = /^\s*([A-Za-z_$][\w$]*)\s*(,|$)/.exec(argument)?.[1];
+  if (name === undefined) return false;
+  const escaped = name.replace(/\$/g, '\\$');
+  const assignments = code.match(new RegExp(`(?<![\\w$.])${escaped}\\s*=(?!=)`, 'g')) ?? [];
+  const plain = new RegExp(
+    `(?<![\\w$.])${escaped}\\s*=\\s*('[^'\\\\+]*'|"[^"\\\\+]*")\\s*(;|,|\\n|$)`,
+  );
+  return assignments.length === 1 && plain.test(code);
+}
+
+/**
+ * Refused only where there is a secret to find: the project or the working folder holds one
+ * (like `cat $(…)` in commands.ts), so ordinary scripts in projects without secrets pass.
+ */
+function secretNearby(command: SimpleCommand, judge: Judge): string | undefined {
+  const folders = new Set([judge.policy.projectRoot]);
+  if (command.cwd !== undefined) folders.add(command.cwd);
+  for (const folder of folders) {
+    const rule =
+      globSensitiveRule(join(folder, '*'), judge.policy) ??
+      globSensitiveRule(join(folder, '.*'), judge.policy);
+    if (rule !== undefined) return `${folder} holds a secret (${rule})`;
+  }
+  return undefined;
 }

@@ -9,6 +9,7 @@ import { checkOutputOptions, FILE_OPTION_RULES } from './file-options.js';
 import { judgeInterpreter, interpreterOf } from './interpreters.js';
 import { judgePackageScripts } from './package-scripts.js';
 import { judgeProgramFile, unseenWriterOf } from './script-files.js';
+import { judgeReach } from './reach.js';
 import { SPECIAL_RULES } from './special-commands.js';
 import { TREE_RULES } from './tree-reads.js';
 import { unwrap } from './wrappers.js';
@@ -134,6 +135,7 @@ function judgeByName(command: SimpleCommand, judge: Judge): void {
     );
     return;
   }
+  if (judgeReach(command, judge)) return;
   const inner = unwrap(command, judge);
   if (inner !== undefined) {
     if (inner !== 'handled') judge.command(inner);

@@ -13,6 +13,7 @@ import {
   type SplitArgs,
 } from './args.js';
 import type { CommandRule } from './command-rule.js';
+import { checkProtectedUnder } from './protected-deletes.js';
 import { tar } from './tar.js';
 import { checkTree } from './tree-reads.js';
 import { globTest, type TreeFilter } from './tree-walk.js';
@@ -203,6 +204,7 @@ const find: CommandRule = (command, judge) => {
     if (value === '-delete')
       for (const root of roots) {
         checkRootHoldsProject(judge, command, root);
+        checkProtectedUnder(judge, command, root, tests.filter(root));
         checkWrite(judge, command, under(root), 'delete');
       }
     if (value === '-fprint' || value === '-fprint0' || value === '-fprintf' || value === '-fls') {

@@ -4,6 +4,7 @@ import { isWithin } from '../sensitive.js';
 import type { Judge, SimpleCommand } from './analyze.js';
 import { checkRead, checkReadsOfAll, checkWrite, shown, splitArgs, valueOf } from './args.js';
 import type { CommandRule } from './command-rule.js';
+import { judgeGitChange } from './git-changes.js';
 import type { Arg } from './words.js';
 
 /**
@@ -81,14 +82,20 @@ const git: CommandRule = (command, judge) => {
     gitConfig(command, judge, rest);
     return;
   }
+  // `-u` is --upload-pack only for clone and ls-remote (for push it is --set-upstream).
+  const upload = sub === 'clone' || sub === 'ls-remote' ? /^-u$/ : /^$/;
   if (
-    rest.some((arg) => /^--(upload-pack|receive-pack|exec)(=|$)|^-u$/.test(valueOf(arg) ?? '')) &&
+    rest.some((arg) => {
+      const value = valueOf(arg) ?? '';
+      return /^--(upload-pack|receive-pack|exec)(=|$)/.test(value) || upload.test(value);
+    }) &&
     REMOTE_SUBS.has(sub ?? '')
   ) {
     gitDeny(command, judge, 'a remote helper command');
     return;
   }
   const inTree: SimpleCommand = { ...command, cwd };
+  if (judgeGitChange(inTree, judge, sub, rest)) return;
   gitRunsCommands(inTree, judge, sub, rest);
   if (sub === 'clean' && hasForce(rest)) {
     gitClean(inTree, judge, tree);

@@ -1,5 +1,5 @@
 import type { Judge, SimpleCommand } from './analyze.js';
-import { checkRead, shown, splitArgs, valueOf } from './args.js';
+import { checkRead, checkWrite, shown, splitArgs, valueOf } from './args.js';
 import { scanCode, type Language } from './code-scan.js';
 import { judgeShellScriptArg } from './script-files.js';
 
@@ -95,24 +95,35 @@ export function judgeInterpreter(command: SimpleCommand, interpreter: Interprete
   const codes: (string | undefined)[] = [];
   let script: (typeof args)[number] | undefined;
   let noProgram = false;
+  let inPlace = false;
+  // Where the program's own arguments begin (after the code, a script or `--`).
+  let rest = args.length;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === undefined) break;
     const value = valueOf(arg);
     if (value === undefined || !/^[-+]./.test(value)) {
       script = arg;
+      rest = i;
       break;
     }
     if (value === '--') {
       script = args[i + 1];
+      rest = i + 1;
       break;
     }
+    // perl -i / -pi, ruby -i: the files named after the code are rewritten in place.
+    if ((spec.language === 'perl' || spec.language === 'ruby') && /^-[a-zA-Z]*i/.test(value))
+      inPlace = true;
     const long = /^(--[^=]+)=(.*)$/s.exec(value);
     const option = long?.[1] ?? value;
     if (spec.codeOptions.includes(option)) {
       codes.push(long?.[2] ?? valueOf(args[i + 1]));
       if (long === null) i += 1;
-      if (spec.language === 'shell') break; // `bash -c CODE arg0 args…`
+      if (spec.language === 'shell') {
+        rest = i + 1; // `bash -c CODE arg0 args…`
+        break;
+      }
       continue;
     }
     if (spec.moduleOptions?.includes(option) === true) {
@@ -135,12 +146,22 @@ export function judgeInterpreter(command: SimpleCommand, interpreter: Interprete
     if (cluster !== undefined && codeFlag !== undefined && cluster.endsWith(codeFlag[1] ?? '')) {
       codes.push(valueOf(args[i + 1]));
       i += 1;
-      if (spec.language === 'shell') break;
+      if (spec.language === 'shell') {
+        rest = i + 1;
+        break;
+      }
     }
   }
   if (command.name === 'deno' && valueOf(args[0]) === 'eval') codes.push(valueOf(args[1]));
   if (codes.length > 0) {
     for (const code of codes) runCode(command, spec.language, code, judge);
+    // The code's arguments (`python3 -c '…open(sys.argv[1])…' .env`) are files as far as the
+    // guard can tell: read, or rewritten by perl -i.
+    for (const arg of args.slice(rest)) {
+      if (valueOf(arg) === '--') continue;
+      if (inPlace) checkWrite(judge, command, arg, 'write');
+      else checkRead(judge, command, arg);
+    }
     return;
   }
   if (noProgram || (command.name === 'deno' && script !== undefined)) return;

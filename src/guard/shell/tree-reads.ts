@@ -1,4 +1,6 @@
 import { absolutePath } from '../path-rules.js';
+import { realPath } from '../policy.js';
+import { isWithin } from '../sensitive.js';
 import type { Judge, SimpleCommand } from './analyze.js';
 import {
   checkRead,
@@ -86,7 +88,16 @@ const grep: CommandRule = (command, judge) => {
     skipsFile: (name) => anyOf(excludes)(name) || (includes.length > 0 && !anyOf(includes)(name)),
     skipsDir: (name) => anyOf(excludeDirs)(name),
   };
-  for (const root of roots.length > 0 ? roots : [dot]) checkTree(judge, command, root, filter);
+  for (const root of roots.length > 0 ? roots : [dot]) {
+    // A search of the project is ordinary work (it may print a line of .env, which the sandbox
+    // hides); a search of the home folder or beyond is walked for secrets.
+    const path = root.dynamic ? undefined : absolutePath(root.value, command.cwd);
+    if (path !== undefined && isWithin(realPath(path), judge.policy.projectRoot)) {
+      checkRead(judge, command, root);
+      continue;
+    }
+    checkTree(judge, command, root, filter);
+  }
 };
 
 const dot: Arg = { dynamic: false, value: '.', glob: false };

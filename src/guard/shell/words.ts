@@ -1,3 +1,4 @@
+import { MAX_EXPANDED_WORDS, TooLargeToJudge } from '../limits.js';
 import type { SyntaxNode } from './parse.js';
 
 /**
@@ -209,6 +210,10 @@ function braceExpand(pieces: Piece[]): Piece[][] {
         for (let k = 0; k + 1 < bounds.length; k++) {
           const middle = pieces.slice((bounds[k] ?? 0) + 1, bounds[k + 1]);
           results.push(...braceExpand([...prefix, ...middle, ...suffix]));
+          if (results.length > MAX_EXPANDED_WORDS)
+            throw new TooLargeToJudge(
+              `a brace expansion makes more than ${MAX_EXPANDED_WORDS} words; name the files plainly or use a loop`,
+            );
         }
         return results;
       }

@@ -152,6 +152,13 @@ function unwrapEnv(command: SimpleCommand, judge: Judge): SimpleCommand | 'handl
     }
     if (value === '-u' || value === '--unset') index += 1;
   }
+  if (index >= args.length) {
+    judge.deny(
+      'environment',
+      `\`${shown(command)}\` prints the environment, which holds the credentials of the agent's own CLI; print the one variable you need`,
+    );
+    return 'handled';
+  }
   const inner = innerOf(command, args.slice(index), judge);
   return inner === 'handled' ? inner : { ...inner, cwd };
 }
