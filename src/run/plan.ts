@@ -108,8 +108,8 @@ export async function planRun(input: RunOptions): Promise<RunPlan> {
     });
   }
   if (sandboxed.kind === 'on') sandbox = sandboxed.sandbox;
-  // Said when someone turned it off; while it is off by default, not on every run.
-  else if (sources['sandbox.enabled'] !== 'default') warnings.push(sandboxed.warning);
+  // In every run's output: an unsandboxed agent can do what this user can.
+  else warnings.push(sandboxed.warning);
   const found = await requireTaskListFile(resolved.dir);
   const { template, source } = await promptTemplate(cwd, resolved.dir, given.promptFile);
   const paths = loopPaths(resolved.dir);

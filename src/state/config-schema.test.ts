@@ -34,7 +34,7 @@ describe('config schema', () => {
       rateLimit: { callsPerHour: 100 },
       budget: {},
       retry: { maxRetries: 3, baseDelaySeconds: 2, maxDelaySeconds: 60 },
-      sandbox: { enabled: false, writable: [], readOnly: [], hidden: [] },
+      sandbox: { enabled: true, writable: [], readOnly: [], hidden: [] },
       usageLimit: {
         action: 'wait',
         marginSeconds: 60,
