@@ -101,6 +101,7 @@ export async function planRun(input: RunOptions): Promise<RunPlan> {
     loopDir: resolved.dir,
     env,
     settings: config.sandbox,
+    guard: config.guard,
   });
   if (sandboxed.kind === 'missing') {
     throw new RalphError('PREFLIGHT_FAILED', `the sandbox is on, but ${sandboxed.reason}`, {
