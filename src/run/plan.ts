@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { userInfo } from 'node:os';
-import { basename, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { createProcessGroups, type ProcessGroups } from '../agents/process-groups.js';
 import { createAgent } from '../agents/registry.js';
 import type { AgentAdapter, PermissionMode, TokenUsage } from '../agents/types.js';
@@ -156,10 +156,17 @@ export async function planRun(input: RunOptions): Promise<RunPlan> {
       hasSpec: await exists(paths.spec),
       hasSpecsDir: await exists(paths.specsDir),
       safety: safetySettingsFrom(config, given.resetBreaker === true),
+      // Also the files that would steer later iterations and runs if the agent created them:
+      // the sandbox keeps existing ones read-only but cannot stop a new file in a writable folder.
       configFiles: [
         projectPaths(repo?.root ?? cwd).config,
         paths.config,
         userConfigPath({ homeDir, env }),
+        paths.prompt,
+        paths.ralphPrompt,
+        join(repo?.root ?? cwd, '.mcp.json'),
+        join(repo?.root ?? cwd, '.claude', 'settings.json'),
+        join(repo?.root ?? cwd, '.claude', 'settings.local.json'),
       ],
       verification: {
         qualityChecks: config.qualityChecks,
