@@ -40,8 +40,11 @@ export function createPidsCgroup(
       continue; // not a cgroup hierarchy, or not ours to write
     }
     try {
-      writeFileSync(join(dir, 'pids.max'), `${max}\n`);
+      // The kernel makes both files in a new cgroup; a plain folder (a writable tmpfs where the
+      // hierarchy is not mounted) has neither, and nothing is written into it.
       statSync(join(dir, 'cgroup.procs'));
+      statSync(join(dir, 'pids.max'));
+      writeFileSync(join(dir, 'pids.max'), `${max}\n`);
       return {
         procsFile: join(dir, 'cgroup.procs'),
         dispose: () => {
