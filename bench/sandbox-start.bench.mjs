@@ -39,6 +39,8 @@ const sandbox = createSandbox(bwrap, {
   writable: [],
   readOnly: [],
   hidden: [],
+  // The default cap: each command joins a pids cgroup first where one can be made (root).
+  maxProcesses: 4096,
 });
 
 function median(action) {
@@ -58,6 +60,7 @@ const plain = median(run('true', []));
 const bareMs = median(run(bwrap, [...bare, '--proc', '/proc', '--', 'true']));
 const fullMs = median(run(full.file, full.args));
 const buildMs = median(() => sandbox.wrap('true', []));
+const cap = sandbox.processCap();
 sandbox.dispose();
 rmSync(root, { recursive: true, force: true });
 const ms = (value) => `${value.toFixed(2)} ms`;
@@ -65,6 +68,6 @@ console.log(`runs: ${runs} each, medians`);
 console.log(`true                          ${ms(plain)}`);
 console.log(`bwrap, bare read-only root    ${ms(bareMs)}  (+${ms(bareMs - plain)})`);
 console.log(
-  `bwrap, ralph's policy (${full.args.length} args) ${ms(fullMs)}  (+${ms(fullMs - plain)})`,
+  `bwrap, ralph's policy (${full.args.length} args, process cap: ${cap}) ${ms(fullMs)}  (+${ms(fullMs - plain)})`,
 );
 console.log(`building the policy and argv  ${ms(buildMs)}`);

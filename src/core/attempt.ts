@@ -139,7 +139,7 @@ export async function runAttempts(
       await ctx.emit({
         type: 'warning',
         at: ctx.at(),
-        message: `the agent changed ${path}, which sets ralph's checks and guard; ralph put it back`,
+        message: `the agent changed ${path}, which steers ralph's checks, guard or prompt; ralph put it back`,
       });
     }
     // The agent's passes are claims: ralph's checks, as the task list had them when the

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { userInfo } from 'node:os';
-import { basename, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { createProcessGroups, type ProcessGroups } from '../agents/process-groups.js';
 import { createAgent } from '../agents/registry.js';
 import type { AgentAdapter, PermissionMode, TokenUsage } from '../agents/types.js';
@@ -102,6 +102,7 @@ export async function planRun(input: RunOptions): Promise<RunPlan> {
     loopDir: resolved.dir,
     env,
     settings: config.sandbox,
+    guard: config.guard,
   });
   if (sandboxed.kind === 'missing') {
     throw new RalphError('PREFLIGHT_FAILED', `the sandbox is on, but ${sandboxed.reason}`, {
@@ -109,8 +110,8 @@ export async function planRun(input: RunOptions): Promise<RunPlan> {
     });
   }
   if (sandboxed.kind === 'on') sandbox = sandboxed.sandbox;
-  // Said when someone turned it off; while it is off by default, not on every run.
-  else if (sources['sandbox.enabled'] !== 'default') warnings.push(sandboxed.warning);
+  // In every run's output: an unsandboxed agent can do what this user can.
+  else warnings.push(sandboxed.warning);
   const found = await requireTaskListFile(resolved.dir);
   const { template, source } = await promptTemplate(cwd, resolved.dir, given.promptFile);
   const paths = loopPaths(resolved.dir);
@@ -158,12 +159,19 @@ export async function planRun(input: RunOptions): Promise<RunPlan> {
       hasSpec: await exists(paths.spec),
       hasSpecsDir: await exists(paths.specsDir),
       safety: safetySettingsFrom(config, given.resetBreaker === true),
+      // Also the files that would steer later iterations and runs if the agent created them:
+      // the sandbox keeps existing ones read-only but cannot stop a new file in a writable folder.
       configFiles: [
         projectPaths(repo?.root ?? cwd).config,
         projectPaths(repo?.root ?? cwd).hybridConfig,
         paths.config,
         userConfigPath({ homeDir, env }),
         hybridUserConfigPath(homeDir),
+        paths.prompt,
+        paths.ralphPrompt,
+        join(repo?.root ?? cwd, '.mcp.json'),
+        join(repo?.root ?? cwd, '.claude', 'settings.json'),
+        join(repo?.root ?? cwd, '.claude', 'settings.local.json'),
       ],
       verification: {
         qualityChecks: config.qualityChecks,

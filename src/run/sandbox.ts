@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { findGitRepo } from '../state/git.js';
 import type { Config } from '../state/config-schema.js';
 import { loopControlPaths, loopPaths, projectControlPaths, projectPaths } from '../state/paths.js';
@@ -6,7 +7,9 @@ import { createSandbox, findBwrap, type Sandbox } from '../sandbox/sandbox.js';
 /**
  * The sandbox of a run (or of `ralph sandbox`) from its config and loop folder: the work tree is
  * the repository around cwd (else cwd), ralph's control files are the loop's and the project's.
- * Only Linux has one for now; elsewhere `sandbox.enabled` gives a warning and no sandbox.
+ * Only Linux has one for now; elsewhere `sandbox.enabled` gives a warning and no sandbox. `ralph
+ * run` and `ralph sandbox` both get theirs here, so a replay through `ralph sandbox` meets the
+ * agent's own sandbox.
  */
 
 export interface RunSandboxInput {
@@ -15,6 +18,8 @@ export interface RunSandboxInput {
   loopDir: string | undefined;
   env: Readonly<Record<string, string | undefined>>;
   settings: Config['sandbox'];
+  /** The guard's secrets: hidden inside the sandbox too, anywhere in the project. */
+  guard?: Pick<Config['guard'], 'sensitiveFiles' | 'allowSensitiveFiles'> | undefined;
   platform?: NodeJS.Platform;
 }
 
@@ -51,7 +56,11 @@ export async function runSandboxFor(input: RunSandboxInput): Promise<RunSandbox>
   const projectRoot = repo?.root ?? input.cwd;
   const loop = input.loopDir === undefined ? undefined : loopPaths(input.loopDir);
   const project = projectPaths(projectRoot);
-  const controlDirs = [...(loop === undefined ? [] : [loop.hooksDir, loop.logsDir])];
+  const controlDirs = [
+    ...(loop === undefined ? [] : [loop.hooksDir, loop.logsDir]),
+    // The audit log's folder: made before the agent can put a file or link there.
+    dirname(project.auditLog),
+  ];
   const controlPaths = [
     ...(loop === undefined ? [] : [...loopControlPaths(loop), loop.prompt, loop.ralphPrompt]),
     ...projectControlPaths(project),
@@ -66,6 +75,11 @@ export async function runSandboxFor(input: RunSandboxInput): Promise<RunSandbox>
     writable: input.settings.writable,
     readOnly: input.settings.readOnly,
     hidden: input.settings.hidden,
+    secretPatterns: {
+      patterns: input.guard?.sensitiveFiles ?? [],
+      allow: input.guard?.allowSensitiveFiles ?? [],
+    },
+    maxProcesses: input.settings.maxProcesses,
   });
   return { kind: 'on', sandbox, bwrap };
 }

@@ -40,7 +40,7 @@ export interface SandboxPolicyInput {
   emptyFile: string;
   /** ralph's control files (loop and project): read-only. */
   controlPaths: readonly string[];
-  /** The project's secret files found at its top (`.env*` but `.env.example`): hidden. */
+  /** The project's secret files in any folder (`.env*` but `.env.example`, guard.sensitiveFiles): hidden. */
   envFiles: readonly string[];
   /** The agent CLI's state folder (CLAUDE_CONFIG_DIR, default ~/.claude): writable. */
   agentStateDir: string;

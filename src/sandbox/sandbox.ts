@@ -3,7 +3,6 @@ import {
   constants,
   mkdirSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
@@ -11,9 +10,19 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { bwrapArgs } from './bwrap-args.js';
-import { isSecretEnvFile, sandboxPolicy, type PathKind, type SandboxPolicy } from './policy.js';
+import {
+  createPidsCgroup,
+  deadOwnerEntries,
+  joinCgroupFirst,
+  processAlive,
+  SANDBOX_PREFIX,
+  sweepPidsCgroups,
+  type PidsCgroup,
+} from './pids-cgroup.js';
+import { sandboxPolicy, type PathKind, type SandboxPolicy } from './policy.js';
+import { findSecretFiles } from './secret-files.js';
 
 /**
  * The sandbox of one run: every command wrapped by it runs inside bubblewrap with the run's
@@ -37,6 +46,10 @@ export interface SandboxInput {
   writable: readonly string[];
   readOnly: readonly string[];
   hidden: readonly string[];
+  /** The guard's sensitiveFiles / allowSensitiveFiles: hidden anywhere in the project too. */
+  secretPatterns?: { patterns: readonly string[]; allow: readonly string[] } | undefined;
+  /** The most processes at once (0: no cap); a pids cgroup where one can be made. */
+  maxProcesses?: number | undefined;
 }
 
 export interface Sandbox {
@@ -48,7 +61,9 @@ export interface Sandbox {
   ): { file: string; args: string[]; exitCodeCarriesSignal: true };
   /** The policy commands get now (for --dry-run and tests). */
   policy(): SandboxPolicy;
-  /** Removes the run's temp folder. */
+  /** Whether the process cap holds ('cgroup') or could not be set up here ('none'). */
+  processCap(): 'cgroup' | 'none' | 'off';
+  /** Removes the run's temp folder and cgroup. */
   dispose(): void;
 }
 
@@ -73,14 +88,19 @@ export function findBwrap(path: string | undefined): string | undefined {
 
 export function createSandbox(bwrap: string, input: SandboxInput): Sandbox {
   let runDir: string | undefined;
+  let cgroup: PidsCgroup | undefined;
+  const maxProcesses = input.maxProcesses ?? 0;
   // The run's folder holds the private /tmp and the empty file hidden files show; only tmp/ is
-  // writable inside, so the empty file stays empty.
+  // writable inside, so the empty file stays empty. Its name carries ralph's pid: what a run
+  // that was SIGKILLed left (folder, cgroup) is removed by the next one.
   const runFolder = () => {
     if (runDir !== undefined) return runDir;
-    const made = mkdtempSync(join(tmpdir(), 'ralph-sandbox-'));
+    sweepLeftovers();
+    const made = mkdtempSync(join(tmpdir(), `${SANDBOX_PREFIX}${process.pid}-`));
     mkdirSync(join(made, 'tmp'), { mode: 0o700 });
     writeFileSync(join(made, 'empty'), '', { mode: 0o444 });
     runDir = made;
+    if (maxProcesses > 0) cgroup = createPidsCgroup(basename(made), maxProcesses);
     return made;
   };
   const policy = (command?: string) => {
@@ -94,24 +114,43 @@ export function createSandbox(bwrap: string, input: SandboxInput): Sandbox {
       tmpDir: join(run, 'tmp'),
       emptyFile: join(run, 'empty'),
       controlPaths: [...input.controlPaths, ...input.controlDirs],
-      envFiles: envFilesAt(input.projectRoot),
+      envFiles: findSecretFiles(input.projectRoot, {
+        patterns: input.secretPatterns?.patterns ?? [],
+        allow: input.secretPatterns?.allow ?? [],
+      }),
       agentStateDir: agentStateDir(input),
       extraWritable: input.writable.map((path) => expand(path, input)),
       extraReadOnly: input.readOnly.map((path) => expand(path, input)),
-      extraHidden: input.hidden.map((path) => expand(path, input)),
+      extraHidden: [...input.hidden, ...literalOutsidePaths(input.secretPatterns?.patterns)].map(
+        (path) => expand(path, input),
+      ),
       kindOf,
       envNames: Object.keys(input.env).filter((name) => input.env[name] !== undefined),
     });
   };
   return {
     policy,
-    wrap: (file, args, options) => ({
-      file: bwrap,
-      args: bwrapArgs(policy(file), { file, args }, { newSession: options?.newSession === true }),
+    wrap: (file, args, options) => {
+      const sandboxed = bwrapArgs(
+        policy(file),
+        { file, args },
+        { newSession: options?.newSession === true },
+      );
+      const command =
+        cgroup === undefined
+          ? { file: bwrap, args: sandboxed }
+          : joinCgroupFirst(cgroup.procsFile, bwrap, sandboxed);
       // bubblewrap exits 128+N when the command dies of signal N.
-      exitCodeCarriesSignal: true,
-    }),
+      return { ...command, exitCodeCarriesSignal: true };
+    },
+    processCap: () => {
+      if (maxProcesses === 0) return 'off';
+      runFolder();
+      return cgroup === undefined ? 'none' : 'cgroup';
+    },
     dispose: () => {
+      cgroup?.dispose();
+      cgroup = undefined;
       if (runDir !== undefined) rmSync(runDir, { recursive: true, force: true });
       runDir = undefined;
     },
@@ -164,14 +203,19 @@ function gitFolders(
   return { gitDirs: dirs, outsideGitDirs: dirs.filter((dir) => !inside(dir)) };
 }
 
-function envFilesAt(projectRoot: string): string[] {
-  try {
-    return readdirSync(projectRoot)
-      .filter(isSecretEnvFile)
-      .map((name) => join(projectRoot, name));
-  } catch {
-    return [];
+/** Removes the temp folders and cgroups of sandboxes whose ralph is gone. */
+function sweepLeftovers(): void {
+  for (const dir of deadOwnerEntries(tmpdir(), processAlive)) {
+    rmSync(dir, { recursive: true, force: true });
   }
+  sweepPidsCgroups(processAlive);
+}
+
+/** The guard's sensitive paths named outright outside the project (`~/x`, `/x`, no globs). */
+function literalOutsidePaths(patterns: readonly string[] | undefined): string[] {
+  return (patterns ?? []).filter(
+    (each) => (each.startsWith('/') || each.startsWith('~/')) && !/[*?[]/.test(each),
+  );
 }
 
 function expand(path: string, input: SandboxInput): string {

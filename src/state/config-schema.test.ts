@@ -36,7 +36,7 @@ describe('config schema', () => {
       rateLimit: { callsPerHour: 100 },
       budget: {},
       retry: { maxRetries: 3, baseDelaySeconds: 2, maxDelaySeconds: 60 },
-      sandbox: { enabled: false, writable: [], readOnly: [], hidden: [] },
+      sandbox: { enabled: true, maxProcesses: 4096, writable: [], readOnly: [], hidden: [] },
       usageLimit: {
         action: 'wait',
         marginSeconds: 60,
@@ -184,6 +184,7 @@ describe('CONFIG_KEYS', () => {
       ['guard.sensitiveFiles', 'list', 'RALPH_GUARD_SENSITIVE_FILES'],
       ['guard.allowSensitiveFiles', 'list', 'RALPH_GUARD_ALLOW_SENSITIVE_FILES'],
       ['sandbox.enabled', 'boolean', 'RALPH_SANDBOX_ENABLED'],
+      ['sandbox.maxProcesses', 'number', 'RALPH_SANDBOX_MAX_PROCESSES'],
       ['sandbox.writable', 'list', 'RALPH_SANDBOX_WRITABLE'],
       ['sandbox.readOnly', 'list', 'RALPH_SANDBOX_READ_ONLY'],
       ['sandbox.hidden', 'list', 'RALPH_SANDBOX_HIDDEN'],

@@ -23,8 +23,17 @@ export function testEnv(home: string, extra: Record<string, string> = {}): NodeJ
     PATH: `${FAKE_BIN_DIR}${delimiter}${process.env.PATH ?? ''}`,
     HOME: home,
     NO_COLOR: '1',
+    ...fakeClaudeSandboxEnv(extra.FAKE_CLAUDE_SCRIPT_DIR),
     ...extra,
   };
+}
+
+/**
+ * The fake `claude` keeps its scripts and call records beside the repository: the OS sandbox (on
+ * by default) must let it write there, as a user names a folder their agent needs.
+ */
+export function fakeClaudeSandboxEnv(scripts: string | undefined): Record<string, string> {
+  return scripts === undefined ? {} : { RALPH_SANDBOX_WRITABLE: scripts };
 }
 
 /**

@@ -76,6 +76,7 @@ describe('ralph init → validate → status (built binary, temp git repo)', () 
       'spec',
       'sync',
       'agent',
+      'sandbox',
       'prompt',
     ]);
   });

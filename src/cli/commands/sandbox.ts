@@ -84,6 +84,7 @@ async function runSandboxed(
     loopDir,
     env,
     settings: { ...config.sandbox, enabled: true },
+    guard: config.guard,
   });
   if (found.kind !== 'on') {
     const reason = found.kind === 'missing' ? found.reason : 'no OS sandbox on this system';

@@ -7,6 +7,7 @@ import type { LoopEvent, RunResult } from '../../../src/index.js';
 import { finishedRun } from '../run/agent-stream.js';
 import {
   createFakeLoop,
+  hostPidOf,
   isRunning,
   passing,
   prdText,
@@ -101,7 +102,11 @@ describe('startRun: many runs in one process', () => {
       const text = await readFile(pidFile, 'utf8').catch(() => '');
       return text.trim() !== '';
     });
-    const grandchild = Number((await readFile(pidFile, 'utf8')).trim());
+    // Recorded inside the sandbox's pid namespace: the same process on the host.
+    const grandchild = await hostPidOf(
+      Number((await readFile(pidFile, 'utf8')).trim()),
+      `FAKE_CLAUDE_SCRIPT_DIR=${stopped.scripts}`,
+    );
     expect(await isRunning(grandchild)).toBe(true);
     const abortedAt = Date.now();
     controller.abort();

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishedRun } from '../run/agent-stream.js';
-import { FAKE_BIN_DIR } from '../harness.js';
+import { FAKE_BIN_DIR, fakeClaudeSandboxEnv } from '../harness.js';
 
 /**
  * The package as a user gets it: `npm pack`, installed into an empty prefix by a user without a C
@@ -190,6 +190,7 @@ describe('the packed package, installed without a compiler', () => {
       HOME: work,
       NO_COLOR: '1',
       FAKE_CLAUDE_SCRIPT_DIR: join(work, 'fake-claude'),
+      ...fakeClaudeSandboxEnv(join(work, 'fake-claude')),
     };
     const git = (args: string[]) => run('git', args, { cwd: project, env });
     expect((await git(['init', '-q', '-b', 'feature/csv-export'])).code).toBe(0);

@@ -63,8 +63,12 @@ async function projectLoop(sh: string): Promise<FakeLoop> {
   return loop;
 }
 
-async function expectRejected(loop: FakeLoop, reason: RegExp): Promise<void> {
-  const run = await loop.run(['run', '-n', '1', ...FAST]);
+async function expectRejected(
+  loop: FakeLoop,
+  reason: RegExp,
+  extraArgs: readonly string[] = [],
+): Promise<void> {
+  const run = await loop.run(['run', '-n', '1', ...FAST, ...extraArgs]);
   expect(run.code, run.stdout + run.stderr).toBe(1);
   expect(JSON.parse(await loop.prd())).toMatchObject({ userStories: [{ passes: false }] });
   const events = await loop.events();
@@ -135,11 +139,23 @@ describe('ralph run with a fake claude: ralph verifies what the agent claims', (
     await expectRejected(npmrc, /changed \.npmrc, which decides how npm runs the checks/);
   });
 
-  it('puts back a config the agent weakened, so the next run still checks', async () => {
+  it('cannot weaken the config inside the sandbox: the write fails and the checks still run', async () => {
+    const loop = await projectLoop(
+      `printf 'qualityChecks:\\n  test: "true"\\n' > .ralph/config.yaml || true`,
+    );
+    await expectRejected(loop, /`node --test test\/mul.test.js` failed/);
+    expect(await readFile(join(loop.repo, '.ralph/config.yaml'), 'utf8')).toBe(
+      'quality_checks:\n  test: npm test\n',
+    );
+    const warnings = ofType(await loop.events(), 'warning').map((each) => String(each.message));
+    expect(warnings.filter((each) => each.includes('config.yaml'))).toEqual([]);
+  });
+
+  it('puts back a config the agent weakened without the sandbox, so the next run still checks', async () => {
     const loop = await projectLoop(
       `printf 'qualityChecks:\\n  test: "true"\\n' > .ralph/config.yaml`,
     );
-    await expectRejected(loop, /`node --test test\/mul.test.js` failed/);
+    await expectRejected(loop, /`node --test test\/mul.test.js` failed/, ['--no-sandbox']);
     expect(await readFile(join(loop.repo, '.ralph/config.yaml'), 'utf8')).toBe(
       'quality_checks:\n  test: npm test\n',
     );

@@ -358,3 +358,26 @@ export function killAfterEach(): { started: { pid: number }[]; groups: number[] 
   });
   return { started, groups };
 }
+
+/**
+ * The host's pid of a process the fake recorded from inside the OS sandbox's pid namespace (on
+ * by default): the process whose NSpid ends with `inner` and whose environment carries
+ * `marker` (this test's own script folder). Outside a namespace the pid is the host's already.
+ */
+export async function hostPidOf(inner: number, marker: string): Promise<number> {
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const status = await readFile(`/proc/${name}/status`, 'utf8').catch(() => '');
+    const nspid = /^NSpid:\s+(.*)$/m.exec(status)?.[1]?.trim().split(/\s+/).map(Number);
+    if (nspid?.at(-1) !== inner) continue;
+    const environ = await readFile(`/proc/${name}/environ`, 'latin1').catch(() => '');
+    if (environ.split('\0').includes(marker)) return Number(name);
+  }
+  return inner;
+}
+
+/** The process group of a running process (the sandbox's outer process, when sandboxed). */
+export async function groupOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2] ?? pid);
+}

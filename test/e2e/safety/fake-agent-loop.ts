@@ -10,7 +10,7 @@ import type { Clock } from '../../../src/safety/clock.js';
 import { DEFAULT_SAFETY, type SafetySettings } from '../../../src/safety/settings.js';
 import { statusFileReporter } from '../../../src/monitor/reporters/status-file.js';
 import { eventsFileReporter } from '../../../src/monitor/reporters/events-file.js';
-import { FAKE_BIN_DIR } from '../harness.js';
+import { FAKE_BIN_DIR, fakeClaudeSandboxEnv } from '../harness.js';
 
 /**
  * The loop engine as a library (design.md §1), driven in process with an injected clock and the
@@ -108,6 +108,7 @@ export async function createSafetyLoop(storyIds: string[]): Promise<SafetyLoop> 
     PATH: `${FAKE_BIN_DIR}${delimiter}${process.env.PATH ?? ''}`,
     HOME: root,
     FAKE_CLAUDE_SCRIPT_DIR: scripts,
+    ...fakeClaudeSandboxEnv(scripts),
   };
   const read = (file: string) => readFile(file, 'utf8');
   return {
