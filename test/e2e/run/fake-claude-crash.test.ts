@@ -152,7 +152,8 @@ describeNeeding(mountRequirement(), 'ralph run with a fake claude: disk full and
       jsonl: finishedRun('session-2', '<promise>COMPLETE</promise>'),
     });
 
-    const full = await loop.run(['run', LOOP_ARG]);
+    // Without the sandbox: inside it the loop's logs/ is read-only, so the agent could not fill it.
+    const full = await loop.run(['run', LOOP_ARG, '--no-sandbox']);
     const said = full.stdout + full.stderr;
     expect(said).not.toMatch(/internal error|bug in ralph/);
     expect(said).toMatch(/PAUSED/);
