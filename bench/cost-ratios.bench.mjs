@@ -101,7 +101,17 @@ function fresh(template, env) {
   const scripts = join(root, `fake-${copies}`);
   mkdirSync(scripts);
   copyFileSync(FAKE_AGENT, join(scripts, 'default.sh'));
-  return { repo, env: { ...env, FAKE_CLAUDE_SCRIPT_DIR: scripts, BENCH_PRD: PRD } };
+  // The fake agent's scripts sit outside the repository, which ralph's sandbox (on by default)
+  // hides: they are made writable inside it, as a person would for a tool of their own.
+  return {
+    repo,
+    env: {
+      ...env,
+      FAKE_CLAUDE_SCRIPT_DIR: scripts,
+      BENCH_PRD: PRD,
+      RALPH_SANDBOX_WRITABLE: scripts,
+    },
+  };
 }
 
 function timed(command, args, options, expectStatus) {
