@@ -1,3 +1,4 @@
+import { Command } from '@commander-js/extra-typings';
 import { terminalText } from '../util/control-chars.js';
 import { colored, type CliContext } from './context.js';
 
@@ -21,4 +22,21 @@ export function markLine(mark: Mark, text: string, color: boolean): string {
 
 export function writeJson(context: CliContext, value: unknown): void {
   context.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * A command with subcommands (`ralph loop`, `memory`, `templates`, `amend`): its own help and
+ * errors go where the CLI's do, and a mistyped subcommand gets a suggestion, not an exit. Output
+ * is configured here, before any subcommand is made: `.command()` copies it to them.
+ */
+export function commandGroup(name: string, description: string, context: CliContext) {
+  return new Command(name)
+    .description(description)
+    .helpCommand(false)
+    .configureOutput({
+      writeOut: (text) => context.stdout.write(text),
+      writeErr: (text) => context.stderr.write(text),
+    })
+    .exitOverride()
+    .showSuggestionAfterError(true);
 }

@@ -2,6 +2,7 @@ import type { Config, ConfigFile } from '../state/config-schema.js';
 import { loadConfig, type ConfigSource } from '../state/config.js';
 import type { HybridMapping } from '../state/hybrid-config.js';
 import { findGitRepo } from '../state/git.js';
+import { resolveLoopDir, type ResolvedLoopDir } from '../state/paths.js';
 import { homeDirOf, writeLine, type CliContext } from './context.js';
 
 export interface CommandSettings {
@@ -34,4 +35,18 @@ export async function loadCommandSettings(
 
 export async function loadCommandConfig(context: CliContext): Promise<Config> {
   return (await loadCommandSettings(context)).config;
+}
+
+/** The config and the loop directory a command works on: DIR as given, else .ralph/<branch>/. */
+export async function loadCommandLoop(
+  context: CliContext,
+  dir: string | undefined,
+): Promise<{ config: Config; loop: ResolvedLoopDir }> {
+  const config = await loadCommandConfig(context);
+  const loop = await resolveLoopDir({
+    dir,
+    cwd: context.cwd,
+    protectedBranches: config.protectedBranches,
+  });
+  return { config, loop };
 }

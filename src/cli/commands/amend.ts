@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError } from '@commander-js/extra-typings';
+import { InvalidArgumentError } from '@commander-js/extra-typings';
 import { relative } from 'node:path';
 import {
   addStory,
@@ -19,11 +19,11 @@ import { removeStory } from '../../plan/amend-remove.js';
 import { amendStatus, formatAmendStatus } from '../../plan/amend-status.js';
 import { parseSpec } from '../../plan/spec.js';
 import type { AmendFiles } from '../../plan/amend.js';
-import { resolveLoopDir } from '../../state/paths.js';
+
 import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { reportError } from '../exit.js';
-import { writeJson } from '../output.js';
-import { loadCommandConfig } from '../settings.js';
+import { commandGroup, writeJson } from '../output.js';
+import { loadCommandLoop } from '../settings.js';
 import { createAsker, type Asker, type Stdin } from './amend-ask.js';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
@@ -44,20 +44,14 @@ export function amendCommand(
   setExitCode: SetExitCode,
   stdin: Stdin = process.stdin,
 ) {
-  const amend = new Command('amend')
-    .description(
-      'Change the plan during implementation without losing progress: add a story, correct one,\n' +
-        'or descope one (kept under Descoped Stories). Each amendment gets the next AMD-NNN (never\n' +
-        'reused) and is recorded in spec.md, prd.json (the story\'s "amendment") and progress.txt.\n' +
-        'Refused while a run holds the loop directory.',
-    )
-    .helpCommand(false)
-    .configureOutput({
-      writeOut: (text) => context.stdout.write(text),
-      writeErr: (text) => context.stderr.write(text),
-    })
-    .exitOverride()
-    .showSuggestionAfterError(true);
+  const amend = commandGroup(
+    'amend',
+    'Change the plan during implementation without losing progress: add a story, correct one,\n' +
+      'or descope one (kept under Descoped Stories). Each amendment gets the next AMD-NNN (never\n' +
+      'reused) and is recorded in spec.md, prd.json (the story\'s "amendment") and progress.txt.\n' +
+      'Refused while a run holds the loop directory.',
+    context,
+  );
 
   const run = async (
     dir: string | undefined,
@@ -204,12 +198,7 @@ export function amendCommand(
 }
 
 async function pathsFor(dir: string | undefined, context: CliContext): Promise<PlanPaths> {
-  const config = await loadCommandConfig(context);
-  const resolved = await resolveLoopDir({
-    dir,
-    cwd: context.cwd,
-    protectedBranches: config.protectedBranches,
-  });
+  const { loop: resolved } = await loadCommandLoop(context, dir);
   return planPaths(resolved.dir);
 }
 

@@ -3,12 +3,12 @@ import { basename, relative } from 'node:path';
 import { archiveLoop } from '../../state/archive.js';
 import { listArchives } from '../../run/archive-list.js';
 import { acquireLock } from '../../state/lock.js';
-import { findTaskListFile, resolveLoopDir } from '../../state/paths.js';
+import { findTaskListFile } from '../../state/paths.js';
 import { RalphError } from '../../util/errors.js';
 import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { reportError } from '../exit.js';
 import { writeJson } from '../output.js';
-import { loadCommandConfig } from '../settings.js';
+import { loadCommandLoop } from '../settings.js';
 
 export function archiveCommand(context: CliContext, setExitCode: SetExitCode) {
   return new Command('archive')
@@ -23,12 +23,7 @@ export function archiveCommand(context: CliContext, setExitCode: SetExitCode) {
     .action(async (dir, options) => {
       const json = options.json === true;
       try {
-        const config = await loadCommandConfig(context);
-        const resolved = await resolveLoopDir({
-          dir,
-          cwd: context.cwd,
-          protectedBranches: config.protectedBranches,
-        });
+        const { loop: resolved } = await loadCommandLoop(context, dir);
         if (options.list === true) {
           const archives = await listArchives(resolved.dir);
           if (json) {

@@ -1,12 +1,12 @@
 import { Command, Option } from '@commander-js/extra-typings';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { basename, relative } from 'node:path';
-import { findPromptFile, findTaskListFile, loopPaths, resolveLoopDir } from '../../state/paths.js';
+import { findPromptFile, findTaskListFile, loopPaths } from '../../state/paths.js';
 import { writeFileAtomic } from '../../state/atomic-write.js';
 import { RalphError } from '../../util/errors.js';
 import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { reportError } from '../exit.js';
-import { loadCommandConfig } from '../settings.js';
+import { loadCommandLoop } from '../settings.js';
 
 /** The scaffold, in the order it is listed to the user. Templates ship in the package's templates/. */
 const SCAFFOLD = [
@@ -44,12 +44,7 @@ export function initCommand(context: CliContext, setExitCode: SetExitCode) {
     )
     .action(async (dir, options) => {
       try {
-        const config = await loadCommandConfig(context);
-        const resolved = await resolveLoopDir({
-          dir,
-          cwd: context.cwd,
-          protectedBranches: config.protectedBranches,
-        });
+        const { loop: resolved } = await loadCommandLoop(context, dir);
         for (const warning of resolved.warnings)
           writeLine(context.stderr, `ralph: warning: ${warning}`);
         const outsideGit = resolved.repoRoot === undefined;

@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError } from '@commander-js/extra-typings';
+import { InvalidArgumentError } from '@commander-js/extra-typings';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { loopGuide } from '../../session-loop/guide.js';
@@ -15,7 +15,7 @@ import { runWizard, WizardAborted } from '../../session-loop/wizard.js';
 import { RalphError } from '../../util/errors.js';
 import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { ExitCode, reportError } from '../exit.js';
-import { writeJson } from '../output.js';
+import { commandGroup, writeJson } from '../output.js';
 import { loadCommandConfig } from '../settings.js';
 import { printLoops, reportStarted } from './loop-report.js';
 
@@ -30,20 +30,13 @@ export function loopCommand(
   const fail = (error: unknown, json = false) => {
     setExitCode(reportError(error, context, json));
   };
-  const loop = new Command('loop')
-    .description(
-      'In-session loops: one Claude Code session gets the same prompt again at every stop (via ' +
-        'the Stop hook, see `ralph setup`) until it prints the completion promise or reaches the ' +
-        'iteration limit. Several sessions in a project each keep their own loop.',
-    )
-    .helpCommand(false)
-    // Set before the subcommands are made: `.command()` copies these to them.
-    .configureOutput({
-      writeOut: (text) => context.stdout.write(text),
-      writeErr: (text) => context.stderr.write(text),
-    })
-    .exitOverride()
-    .showSuggestionAfterError(true);
+  const loop = commandGroup(
+    'loop',
+    'In-session loops: one Claude Code session gets the same prompt again at every stop (via ' +
+      'the Stop hook, see `ralph setup`) until it prints the completion promise or reaches the ' +
+      'iteration limit. Several sessions in a project each keep their own loop.',
+    context,
+  );
 
   loop
     .command('start')

@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError, Option } from '@commander-js/extra-typings';
+import { InvalidArgumentError, Option } from '@commander-js/extra-typings';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { findGitRepo } from '../../state/git.js';
@@ -15,7 +15,7 @@ import { loopPaths, projectPaths } from '../../state/paths.js';
 import { RalphError } from '../../util/errors.js';
 import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { reportError } from '../exit.js';
-import { writeJson } from '../output.js';
+import { commandGroup, writeJson } from '../output.js';
 import { resolveWatchTarget, shownPath } from './watch-target.js';
 
 /** `ralph memory add|list|prune`: the project's and a feature's memories.md. */
@@ -23,20 +23,14 @@ export function memoryCommand(context: CliContext, setExitCode: SetExitCode) {
   const fail = (error: unknown, json = false) => {
     setExitCode(reportError(error, context, json));
   };
-  const memory = new Command('memory')
-    .description(
-      'Memories: reusable learnings in memories.md, the project’s (.ralph/memories.md) and each\n' +
-        'loop directory’s (which inherits the project’s), under Patterns, Decisions, Fixes and\n' +
-        'Context, with tags and timestamps. The prompt gets those a story’s tags match, within\n' +
-        'memory.tokenBudget (see memory.injection).',
-    )
-    .helpCommand(false)
-    .configureOutput({
-      writeOut: (text) => context.stdout.write(text),
-      writeErr: (text) => context.stderr.write(text),
-    })
-    .exitOverride()
-    .showSuggestionAfterError(true);
+  const memory = commandGroup(
+    'memory',
+    'Memories: reusable learnings in memories.md, the project’s (.ralph/memories.md) and each\n' +
+      'loop directory’s (which inherits the project’s), under Patterns, Decisions, Fixes and\n' +
+      'Context, with tags and timestamps. The prompt gets those a story’s tags match, within\n' +
+      'memory.tokenBudget (see memory.injection).',
+    context,
+  );
 
   memory
     .command('add')

@@ -6,13 +6,13 @@ import type { Story } from '../../plan/types.js';
 import { latestVerifications, readEvidenceLog } from '../../state/evidence-log.js';
 import { userStateDir } from '../../state/user-state.js';
 import { readLock } from '../../state/lock.js';
-import { requireTaskListFile, resolveLoopDir } from '../../state/paths.js';
+import { requireTaskListFile } from '../../state/paths.js';
 import { readStatus } from '../../state/status.js';
 import { RalphError } from '../../util/errors.js';
 import { homeDirOf, writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { reportError } from '../exit.js';
 import { writeJson } from '../output.js';
-import { loadCommandConfig } from '../settings.js';
+import { loadCommandLoop } from '../settings.js';
 import { printSafety, safetyReport } from './status-safety.js';
 
 export function statusCommand(context: CliContext, setExitCode: SetExitCode) {
@@ -29,12 +29,7 @@ export function statusCommand(context: CliContext, setExitCode: SetExitCode) {
     .action(async (dir, options) => {
       const json = options.json === true;
       try {
-        const config = await loadCommandConfig(context);
-        const resolved = await resolveLoopDir({
-          dir,
-          cwd: context.cwd,
-          protectedBranches: config.protectedBranches,
-        });
+        const { config, loop: resolved } = await loadCommandLoop(context, dir);
         const found = await requireTaskListFile(resolved.dir);
         const document = await readTaskListFile(found.path);
         const summary = summarise(document.taskList);

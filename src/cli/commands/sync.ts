@@ -6,12 +6,12 @@ import { readTaskListFile } from '../../plan/read.js';
 import { prdFromSpec, syncPrdFromSpec, type SyncOutcome } from '../../plan/sync-prd.js';
 import { specFromPrd, syncSpecFromPrd } from '../../plan/sync-spec.js';
 import { writeFileAtomic } from '../../state/atomic-write.js';
-import { isFile, loopPaths, resolveLoopDir } from '../../state/paths.js';
+import { isFile, loopPaths } from '../../state/paths.js';
 import { RalphError } from '../../util/errors.js';
 import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { ExitCode, reportError } from '../exit.js';
 import { writeJson } from '../output.js';
-import { loadCommandConfig } from '../settings.js';
+import { loadCommandLoop } from '../settings.js';
 
 /**
  * `ralph sync [DIR]`: makes prd.json follow spec.md (the source of truth), or with `--from prd`
@@ -42,12 +42,7 @@ export function syncCommand(context: CliContext, setExitCode: SetExitCode) {
     .action(async (dir, options) => {
       const json = options.json === true;
       try {
-        const config = await loadCommandConfig(context);
-        const resolved = await resolveLoopDir({
-          dir,
-          cwd: context.cwd,
-          protectedBranches: config.protectedBranches,
-        });
+        const { loop: resolved } = await loadCommandLoop(context, dir);
         const paths = planPaths(resolved.dir);
         await refuseWhileRunning(paths.dir, 'sync the plan');
         const request = { confirmOrphanRemoval: options.confirmOrphanRemoval };

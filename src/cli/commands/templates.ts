@@ -1,4 +1,3 @@
-import { Command } from '@commander-js/extra-typings';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -9,7 +8,7 @@ import { suggestTemplates, type Suggestion } from '../../templates/suggest.js';
 import { RalphError } from '../../util/errors.js';
 import { writeLine, type CliContext, type SetExitCode } from '../context.js';
 import { reportError } from '../exit.js';
-import { writeJson } from '../output.js';
+import { commandGroup, writeJson } from '../output.js';
 import { resolveWatchTarget, shownPath } from './watch-target.js';
 
 /** `ralph templates list | add | suggest`: the skills, scripts and hooks shipped with ralph. */
@@ -17,18 +16,12 @@ export function templatesCommand(context: CliContext, setExitCode: SetExitCode) 
   const fail = (error: unknown, json = false) => {
     setExitCode(reportError(error, context, json));
   };
-  const templates = new Command('templates')
-    .description(
-      'The template library: skills (instructions for the agent), scripts (one call, a JSON\n' +
-        'report) and hooks, copied into a loop directory and adapted there.',
-    )
-    .helpCommand(false)
-    .configureOutput({
-      writeOut: (text) => context.stdout.write(text),
-      writeErr: (text) => context.stderr.write(text),
-    })
-    .exitOverride()
-    .showSuggestionAfterError(true);
+  const templates = commandGroup(
+    'templates',
+    'The template library: skills (instructions for the agent), scripts (one call, a JSON\n' +
+      'report) and hooks, copied into a loop directory and adapted there.',
+    context,
+  );
 
   templates
     .command('list')
