@@ -1,6 +1,12 @@
 import type { TestDiff } from './test-tree.js';
 
-export { readStartPoint, readTestDiff, type TestDiff } from './test-tree.js';
+export {
+  fingerprintChanges,
+  readStartPoint,
+  readTestDiff,
+  readTestFingerprint,
+  type TestDiff,
+} from './test-tree.js';
 export type { StartPoint } from './loop-types.js';
 export { globMatcher } from './glob.js';
 

@@ -156,6 +156,38 @@ export async function readTestDiff(
 }
 
 /**
+ * Every test file's content hash as it is on disk now: compared before and after the checks
+ * run, a difference means something swapped the tests only while they ran (attack 17).
+ */
+export async function readTestFingerprint(
+  runner: CheckRunner,
+  cwd: string,
+  globs: readonly string[],
+): Promise<Map<string, string>> {
+  const isTest = globMatcher(globs);
+  const [listed, top] = await Promise.all([
+    runner.git([...GIT, ...LISTED], cwd),
+    runner.git([...GIT, 'rev-parse', '--show-toplevel'], cwd),
+  ]);
+  const root = top?.trim() ?? cwd;
+  const fingerprint = new Map<string, string>();
+  for (const file of new Set(splitNul(listed).filter(isTest))) {
+    const content = await readDisk(join(root, file));
+    fingerprint.set(file, content === undefined ? '' : blobHash(content, 40));
+  }
+  return fingerprint;
+}
+
+/** The files whose hash differs between two fingerprints (added and removed ones too). */
+export function fingerprintChanges(
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+): string[] {
+  const names = new Set([...before.keys(), ...after.keys()]);
+  return [...names].filter((file) => before.get(file) !== after.get(file)).sort();
+}
+
+/**
  * Where git's rename detection says files gone from the disk went. Only ever used to excuse a
  * deletion, and then the moved file is compared with the old one, so git's view cannot hide much.
  */
