@@ -41,6 +41,7 @@ export async function findCheckSetupChanges(
     }
   }
   problems.push(...(await findRunnerConfigChanges(base, cwd, start, hadTests, commands)));
+  for (const file of base.tampered()) problems.push(tamperedObject(file));
   return problems;
 }
 
@@ -84,4 +85,9 @@ function scriptsOf(text: string | undefined): Record<string, unknown> {
     // Not JSON now: npm cannot run any script of it either, so nothing runs differently.
     return {};
   }
+}
+
+/** Why a claim is rejected when the base copy of `file` in .git/objects is not what its id says. */
+export function tamperedObject(file: string): string {
+  return `rewrote the base copy of ${file} in .git/objects (its bytes are not what its id says)`;
 }

@@ -1,3 +1,4 @@
+import { tamperedObject } from './check-setup.js';
 import type { TestDiff } from './test-tree.js';
 
 export {
@@ -75,6 +76,7 @@ export function findTestTampering(diff: TestDiff): string[] {
       `hid changes to ${file} from git (update-index --${flag}; ralph reads the file itself)`,
     );
   }
+  for (const file of diff.tampered ?? []) problems.push(tamperedObject(file));
   for (const { from, to } of diff.movedOut) {
     problems.push(`moved test file ${from} out of the tests (to ${to})`);
   }
