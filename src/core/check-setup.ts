@@ -1,5 +1,6 @@
 import { readBaseFiles } from './base-files.js';
 import type { CheckRunner, StartPoint } from './loop-types.js';
+import { findPythonSetupChanges, listPythonStartup } from './python-setup.js';
 import { findRunnerConfigChanges, runnerConfigFiles } from './runner-config.js';
 
 /**
@@ -17,9 +18,11 @@ export async function findCheckSetupChanges(
   commands: readonly string[],
   hadTests = true,
 ): Promise<string[]> {
+  const python = await listPythonStartup(runner, cwd, start.commit);
   const base = await readBaseFiles(runner, cwd, start.commit, [
     '.npmrc',
     ...runnerConfigFiles(commands),
+    ...python.files,
   ]);
   const problems: string[] = [];
   const npmrc = await base.difference('.npmrc');
@@ -41,6 +44,7 @@ export async function findCheckSetupChanges(
     }
   }
   problems.push(...(await findRunnerConfigChanges(base, cwd, start, hadTests, commands)));
+  problems.push(...(await findPythonSetupChanges(base, cwd, python, commands, hadTests)));
   for (const file of base.tampered()) problems.push(tamperedObject(file));
   return problems;
 }

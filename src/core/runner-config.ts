@@ -28,7 +28,9 @@ const CONFIG_FILES: readonly string[] = [
   'vitest.setup.js',
   '.mocharc',
   'pytest.ini',
-  'conftest.py',
+  '.pytest.ini',
+  'pytest.toml',
+  '.pytest.toml',
   '.cargo/config.toml',
   '.cargo/config',
 ];
