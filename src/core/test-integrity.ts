@@ -1,5 +1,6 @@
 import { tamperedObject } from './check-setup.js';
 import type { TestDiff } from './test-tree.js';
+import { findTestWeakening } from './test-weakening.js';
 
 export {
   fingerprintChanges,
@@ -94,6 +95,7 @@ export function findTestTampering(diff: TestDiff): string[] {
           .find((line) => added.pattern.test(line) && !oldLines.has(line)) ?? '';
       problems.push(`added ${what} in ${file}: ${example.slice(0, 120)}`);
     }
+    if (before !== '') problems.push(...findTestWeakening(file, old, now));
     const [lost, kept] = [assertions(old), assertions(now)];
     if (lost > kept) {
       problems.push(
