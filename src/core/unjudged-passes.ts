@@ -17,8 +17,9 @@ import { rejectEvent } from './verify-checks.js';
  * starts on a loop ralph has run before, every passing story without ralph's sealed word for it
  * (its latest verification in evidence.jsonl passed, or was accepted with no checks to run) is
  * a claim again: its `verify` commands and the quality checks run as for any claim, and a
- * failure sets it back to false with the failure in progress.txt. One with no check at all to
- * run goes back to false too: ralph cannot know it was done. A task list ralph never ran on (no
+ * failure sets it back to false with the failure in progress.txt (the test scan counts as a
+ * check, as for any claim). One with no check at all to run (no commands, no git for the scan)
+ * goes back to false too: ralph cannot know it was done. A task list ralph never ran on (no
  * iteration, no evidence) keeps what the person marked; `ralph status` says "not verified by
  * ralph" for those stories.
  */
@@ -42,12 +43,14 @@ export async function verifyUnjudgedPasses(
     at: ctx.at(),
     message: `${unjudged.map((story) => story.id).join(', ')} marked passing without ralph's verification (an earlier run stopped before it judged them?): ralph verifies them now`,
   });
-  const noChecks = Object.keys(settings.qualityChecks).length === 0;
+  // The test scan is one of ralph's checks: with it (a git repository), a story without commands
+  // is judged as a fresh claim of it would be; with nothing at all to run, ralph cannot know.
+  const start = await iterationStart(ctx, document);
+  const noChecks = Object.keys(settings.qualityChecks).length === 0 && start === undefined;
   const unverifiable = unjudged.filter((story) => noChecks && (story.verify ?? []).length === 0);
   const claimed = unjudged.filter((story) => !unverifiable.includes(story)).map(({ id }) => id);
   let judgedDocument = document;
   if (claimed.length > 0) {
-    const start = await iterationStart(ctx, document);
     const verdict = await verifyClaims(ctx, {
       iteration,
       before: document,
