@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import type { AgentAdapter } from './types.js';
 
 /**
  * Processes a dead run left behind. ralph gives every process it starts for a run (agents,
@@ -46,4 +47,29 @@ export function stopRunProcesses(runId: string): number[] {
     }
   }
   return stopped;
+}
+
+/**
+ * The agent with every process of the run stopped once each session ends: what the agent left
+ * running (setsid, nohup) must not be there while ralph runs the checks, where it could swap the
+ * test files only while they run (attack 17). Nothing else of the run is alive between sessions:
+ * hooks and checks run to completion, and the checks do not carry the marker.
+ */
+export function stoppingLeftoversAfterEachSession(
+  agent: AgentAdapter,
+  runId: string,
+  stop: (runId: string) => unknown = stopRunProcesses,
+): AgentAdapter {
+  const run = agent.run.bind(agent);
+  const wrapped = Object.create(agent) as AgentAdapter & { run: AgentAdapter['run'] };
+  Object.defineProperty(wrapped, 'run', {
+    value: async (request: Parameters<AgentAdapter['run']>[0]) => {
+      try {
+        return await run(request);
+      } finally {
+        stop(runId);
+      }
+    },
+  });
+  return wrapped;
 }

@@ -1,9 +1,10 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { deflateSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { gitBlobId, readBaseFiles } from './base-files.js';
+import { gitBlobId, readBaseFiles, readVerifiedBlob, TAMPERED } from './base-files.js';
 import type { CheckRunner } from './loop-types.js';
 
 const dirs: string[] = [];
@@ -75,5 +76,38 @@ describe('readBaseFiles', () => {
     expect(gitBlobId(Buffer.from('hello\n'), 'x'.repeat(40))).toBe(
       'ce013625030ba8dba906f756967f9e9ca394464a',
     );
+  });
+
+  it('rejects a base blob rewritten in .git/objects under its old id (attack 05b)', async () => {
+    const { dir, commit } = await repo();
+    const run = (...args: string[]) =>
+      execFileSync('git', args, { cwd: dir, env }).toString().trim();
+    const blob = run('rev-parse', `${commit}:package.json`);
+    const loose = join(dir, '.git/objects', blob.slice(0, 2), blob.slice(2));
+    const fake = Buffer.from('{"scripts":{"test":"exit 0"}}\n');
+    await chmod(loose, 0o644);
+    await writeFile(
+      loose,
+      deflateSync(Buffer.concat([Buffer.from(`blob ${fake.length}\0`), fake])),
+    );
+    await writeFile(join(dir, 'package.json'), fake);
+    const base = await readBaseFiles(countingRunner(), dir, commit, ['package.json']);
+    // git itself hands out the forged bytes; ralph does not take them.
+    expect(run('cat-file', 'blob', blob)).toBe(fake.toString().trim());
+    expect(await base.difference('package.json')).toEqual({ now: fake.toString() });
+    expect(base.tampered()).toEqual(['package.json']);
+  });
+
+  it('checks a blob that is not UTF-8 byte for byte, and leaves no file behind', async () => {
+    const { dir } = await repo();
+    await writeFile(join(dir, 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    const blob = execFileSync('git', ['hash-object', '-w', 'latin1.txt'], { cwd: dir, env })
+      .toString()
+      .trim();
+    const before = await readdir(dir);
+    const text = await readVerifiedBlob(countingRunner(), dir, blob);
+    expect(text).not.toBe(TAMPERED);
+    expect(text).toContain('caf');
+    expect(await readdir(dir)).toEqual(before);
   });
 });

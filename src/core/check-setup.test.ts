@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { gitBlobId } from './base-files.js';
 import { findCheckSetupChanges, scriptsRunBy } from './check-setup.js';
 import type { CheckRunner } from './loop-types.js';
 
@@ -12,11 +13,13 @@ afterAll(async () => {
 
 /**
  * A runner whose object store holds the files as they were (absent: not listed): `ls-tree`
- * lists them under made-up blob ids, `cat-file blob ID` answers with the text.
+ * lists them under their blob ids, `cat-file blob ID` answers with the text.
  */
 function runnerWith(before: Record<string, string>): CheckRunner {
   const files = Object.keys(before);
-  const blobOf = (index: number) => index.toString(16).padStart(40, 'a');
+  // Real blob ids: ralph checks each blob it reads against its id.
+  const blobOf = (index: number) =>
+    gitBlobId(Buffer.from(before[files[index] ?? ''] ?? ''), 'x'.repeat(40));
   return {
     shell: () => Promise.reject(new Error('no shell here')),
     git: (args) => {

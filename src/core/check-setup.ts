@@ -1,5 +1,6 @@
 import { readBaseFiles } from './base-files.js';
 import type { CheckRunner, StartPoint } from './loop-types.js';
+import { findPythonSetupChanges, listPythonStartup } from './python-setup.js';
 import { findRunnerConfigChanges, runnerConfigFiles } from './runner-config.js';
 
 /**
@@ -17,9 +18,11 @@ export async function findCheckSetupChanges(
   commands: readonly string[],
   hadTests = true,
 ): Promise<string[]> {
+  const python = await listPythonStartup(runner, cwd, start.commit);
   const base = await readBaseFiles(runner, cwd, start.commit, [
     '.npmrc',
     ...runnerConfigFiles(commands),
+    ...python.files,
   ]);
   const problems: string[] = [];
   const npmrc = await base.difference('.npmrc');
@@ -41,6 +44,8 @@ export async function findCheckSetupChanges(
     }
   }
   problems.push(...(await findRunnerConfigChanges(base, cwd, start, hadTests, commands)));
+  problems.push(...(await findPythonSetupChanges(base, cwd, python, commands, hadTests)));
+  for (const file of base.tampered()) problems.push(tamperedObject(file));
   return problems;
 }
 
@@ -84,4 +89,9 @@ function scriptsOf(text: string | undefined): Record<string, unknown> {
     // Not JSON now: npm cannot run any script of it either, so nothing runs differently.
     return {};
   }
+}
+
+/** Why a claim is rejected when the base copy of `file` in .git/objects is not what its id says. */
+export function tamperedObject(file: string): string {
+  return `rewrote the base copy of ${file} in .git/objects (its bytes are not what its id says)`;
 }

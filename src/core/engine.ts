@@ -19,6 +19,7 @@ import { memoriesForPrompt, tidyMemories } from './memory-upkeep.js';
 import { overBudgetWarning } from './prompt-budget.js';
 import { openSafetySession, type SafetySession } from './safety-session.js';
 import { pivotFor } from './pivot.js';
+import { verifyUnjudgedPasses } from './unjudged-passes.js';
 import { finalQualityCheck } from './verify.js';
 import { callEndUserHooks, callUserHook, iterationVariables } from './user-hooks.js';
 
@@ -117,6 +118,8 @@ export async function runLoop(options: LoopOptions, deps: LoopDependencies): Pro
     await emit({ type: 'breaker_changed', at: at(), ...transition, breaker: safety.breaker() });
   }
   await callUserHook(ctx, 'pre_run');
+  // A claim an earlier run was killed before judging is judged now, before the loop trusts it.
+  document = await verifyUnjudgedPasses(ctx, document, iterationsSoFar);
 
   const finish = async (ended: Stop): Promise<LoopResult> => {
     const summary = summarise(document.taskList);

@@ -5,6 +5,7 @@ import {
   readIntegrityState,
   writeIntegrityState,
 } from '../state/integrity-store.js';
+import { readEvidence } from '../state/evidence-log.js';
 import { loopStateDir } from '../state/user-state.js';
 import { scriptsRunBy } from './check-setup.js';
 import type { LoopContext, StartPoint } from './loop-types.js';
@@ -56,6 +57,18 @@ export async function integrityStart(
         ctx,
         `the tree ralph last verified (${saved.commit.slice(0, 12)}) is gone from git: test integrity compares with the tree as it is now`,
       );
+    }
+    const fallback = saved === undefined ? await lostBase(ctx) : undefined;
+    if (fallback !== undefined) {
+      base.start = {
+        commit: fallback,
+        untracked: new Set(),
+        testBlobs: {},
+        executables: await executables(ctx, storyCommands),
+      };
+      await warnOfChangesSince(ctx, base.start, 'its last recorded base');
+      await save(ctx);
+      return base.start;
     }
   }
   base.tests ??= {};
@@ -160,6 +173,45 @@ async function executables(
   return hashExecutables(cwd, executablesRunBy([...commands, ...texts]));
 }
 
+/**
+ * integrity.json gone (deleted between runs: attack 06g) on a loop ralph has judged before: the
+ * base comes from the ref ralph keeps for it, or else from the commit of the newest check that
+ * passed in ralph's sealed evidence, said loudly either way. undefined for a loop ralph never
+ * judged (its first run) or when neither is in git any more.
+ */
+async function lostBase(ctx: LoopContext): Promise<string | undefined> {
+  const { stateDir, loopDir, cwd } = ctx.options;
+  const runner = ctx.deps.runCheck;
+  if (stateDir === undefined || runner === undefined) return undefined;
+  const commitOf = async (name: string): Promise<string | undefined> => {
+    const args = ['--no-replace-objects', 'rev-parse', '--verify', '-q', `${name}^{commit}`];
+    const commit = (await runner.git(args, cwd))?.trim();
+    return commit === '' ? undefined : commit;
+  };
+  const ref = `refs/ralph/integrity/${basename(loopStateDir(stateDir, loopDir))}`;
+  const file = integrityStateFile(stateDir, loopDir);
+  const fromRef = await commitOf(ref);
+  if (fromRef !== undefined) {
+    await warn(
+      ctx,
+      `ralph's integrity record for this loop is missing (${file}): test integrity compares with the tree ralph last verified, kept at ${ref} (${fromRef.slice(0, 12)})`,
+    );
+    return fromRef;
+  }
+  const entries = await readEvidence(loopDir, stateDir);
+  for (const entry of [...entries].reverse()) {
+    if (entry.verdict !== 'pass' || entry.commit === undefined) continue;
+    const commit = await commitOf(entry.commit);
+    if (commit === undefined) continue;
+    await warn(
+      ctx,
+      `WARNING: ralph's integrity record for this loop is missing (${file}) and so is ${ref}, though ralph has verified stories here: someone removed them. Test integrity compares with the commit of the newest verified check in evidence.jsonl (${commit.slice(0, 12)}, ${entry.at})`,
+    );
+    return commit;
+  }
+  return undefined;
+}
+
 /** Test files already weakened against the base when a run starts: said before any claim. */
 async function warnOfChangesSince(ctx: LoopContext, start: StartPoint, at: string): Promise<void> {
   const runner = ctx.deps.runCheck;
@@ -171,7 +223,7 @@ async function warnOfChangesSince(ctx: LoopContext, start: StartPoint, at: strin
   const file = integrityStateFile(ctx.options.stateDir ?? '', ctx.options.loopDir);
   await warn(
     ctx,
-    `since ralph last verified this loop (${at}) the tests changed: ${problems.join('; ')}. The next claim is rejected for it unless its story allows test changes (or delete ${file} to accept the tree as it is)`,
+    `since ralph last verified this loop (${at}) the tests changed: ${problems.join('; ')}. The next claim is rejected for it unless its story allows test changes (or delete ${file} and the ref refs/ralph/integrity/${basename(loopStateDir(ctx.options.stateDir ?? '', ctx.options.loopDir))} to accept the tree as it is)`,
   );
 }
 

@@ -102,4 +102,43 @@ describe('executablesRunBy', () => {
       'node_modules/.bin/tee',
     ]);
   });
+
+  it('names the script an interpreter runs, but not a test file (attack 18)', () => {
+    expect(
+      executablesRunBy(['bash scripts/check.sh', 'python3 ./tools/t.py -q', 'node --test x.js']),
+    ).toEqual([
+      'node_modules/.bin/bash',
+      'scripts/check.sh',
+      'node_modules/.bin/python3',
+      'tools/t.py',
+      'node_modules/.bin/node',
+    ]);
+    expect(executablesRunBy(['node test/add.test.js', 'python3 -m pytest'])).toEqual([
+      'node_modules/.bin/node',
+      'node_modules/.bin/python3',
+    ]);
+  });
+
+  it('names what node_modules/.bin could shadow when a check runs a package script (attack 04)', () => {
+    const paths = executablesRunBy(['npm test', 'node --test']);
+    for (const name of ['node', 'npm', 'npx', 'sh', 'bash', 'env', 'python', 'python3']) {
+      expect(paths).toContain(`node_modules/.bin/${name}`);
+    }
+    expect(executablesRunBy(['pytest -q'])).not.toContain('node_modules/.bin/node');
+  });
+});
+
+describe('executables a check starts that appear after the base', () => {
+  it('reports a node_modules/.bin/node added where the base had tests, not in a new project', async () => {
+    const { dir, start } = await project();
+    const paths = executablesRunBy(['npm test']);
+    const before = { ...start, executables: await hashExecutables(dir, paths) };
+    await mkdir(join(dir, 'node_modules/.bin'), { recursive: true });
+    await writeFile(join(dir, 'node_modules/.bin/node'), '#!/bin/sh\nexit 0\n');
+    const base = await readBaseFiles(runner, dir, start.commit, []);
+    expect(await findRunnerConfigChanges(base, dir, before, true, ['npm test'])).toEqual([
+      'added node_modules/.bin/node, which a check runs',
+    ]);
+    expect(await findRunnerConfigChanges(base, dir, before, false, ['npm test'])).toEqual([]);
+  });
 });

@@ -28,7 +28,9 @@ const CONFIG_FILES: readonly string[] = [
   'vitest.setup.js',
   '.mocharc',
   'pytest.ini',
-  'conftest.py',
+  '.pytest.ini',
+  'pytest.toml',
+  '.pytest.toml',
   '.cargo/config.toml',
   '.cargo/config',
 ];
@@ -86,8 +88,10 @@ export async function findRunnerConfigChanges(
   }
   const executables = await hashExecutables(cwd, Object.keys(start.executables ?? {}));
   for (const [path, hash] of Object.entries(start.executables ?? {})) {
-    if (executables[path] !== hash) {
-      problems.push(`changed ${path}, which a check runs`);
+    // One that appears where the base had no tests is set-up (a first story installs vitest).
+    if (executables[path] !== hash && !(hash === '' && !hadTests)) {
+      const how = hash === '' ? 'added' : executables[path] === '' ? 'deleted' : 'changed';
+      problems.push(`${how} ${path}, which a check runs`);
     }
   }
   return problems;
@@ -95,8 +99,11 @@ export async function findRunnerConfigChanges(
 
 /**
  * The files a check starts by name: `node_modules/.bin/NAME` for a bare word (npx and package
- * scripts find them there), or the path itself for `./x`, `bin/x`. From the commands and the
- * package.json scripts they run.
+ * scripts find them there), the path itself for `./x`, `bin/x`, and the script an interpreter
+ * runs (`bash scripts/check.sh`, `node run.js`, `python3 tools/t.py`: attack 18), unless it is
+ * a test file (the test scan judges those). From the commands and the package.json scripts they
+ * run. A check that runs a package script also starts whatever `node_modules/.bin` holds under
+ * the names of the programs a script calls (npm puts that folder first on PATH: attack 04).
  */
 export function executablesRunBy(commands: readonly string[]): string[] {
   const paths = new Set<string>();
@@ -111,12 +118,30 @@ export function executablesRunBy(commands: readonly string[]): string[] {
       if (name === undefined || name === '' || name.startsWith('-')) continue;
       if (name.includes('/')) paths.add(name.replace(/^\.\//, ''));
       else paths.add(`node_modules/.bin/${name}`);
+      const script = INTERPRETERS.test(name) ? words[1] : undefined;
+      if (script !== undefined && !script.startsWith('-') && !LOOKS_LIKE_TEST.test(script)) {
+        paths.add(script.replace(/^\.\//, ''));
+      }
     }
+  }
+  if (commands.some((command) => PACKAGE_SCRIPT.test(command))) {
+    for (const name of SHADOWED) paths.add(`node_modules/.bin/${name}`);
   }
   return [...paths];
 }
 
-/** SHA-256 of what each path is now (a link's target included); absent ones are left out. */
+const INTERPRETERS =
+  /^(?:.*\/)?(?:ba|da|z)?sh$|^(?:.*\/)?(?:node|deno|bun|ruby|perl|python(?:\d(?:\.\d+)?)?)$/;
+const LOOKS_LIKE_TEST =
+  /(?:^|\/)(?:tests?|__tests__|spec)\/|[._-](?:test|spec)\.[cm]?[jt]sx?$|(?:^|\/)test_[^/]*\.py$|_test\.py$/;
+const PACKAGE_SCRIPT = /\b(?:npm|pnpm|yarn|bun)\b/;
+/** Programs package scripts call by name, which node_modules/.bin could shadow. */
+const SHADOWED = ['node', 'npm', 'npx', 'sh', 'bash', 'env', 'python', 'python3'];
+
+/**
+ * SHA-256 of what each path is now (a link's target included); '' for an absent one, so one that
+ * appears later (a node_modules/.bin/node shadowing node) is a change too.
+ */
 export async function hashExecutables(
   cwd: string,
   paths: readonly string[],
@@ -127,7 +152,10 @@ export async function hashExecutables(
     const target = await realpath(full).catch(() => undefined);
     const content =
       target === undefined ? undefined : await readFile(target).catch(() => undefined);
-    if (target === undefined || content === undefined) continue;
+    if (target === undefined || content === undefined) {
+      hashes[path] = '';
+      continue;
+    }
     hashes[path] = createHash('sha256').update(target).update('\0').update(content).digest('hex');
   }
   return hashes;

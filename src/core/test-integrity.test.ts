@@ -63,8 +63,10 @@ describe('findTestTampering', () => {
     ['expect declared', 'const expect = () => ({ toBe() {} });\nexpect(mul(2, 3)).toBe(6);\n'],
   ])('reports %s in a test file', (_what, after) => {
     const problems = findTestTampering(changed('test/mul.test.js', MUL, after));
-    expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^added (code that never runs|an early exit|a replaced assert)/);
+    // (Turning assert into expect also changes an existing assertion: reported on its own.)
+    const added = problems.filter((each) => !each.startsWith('changed an existing assertion'));
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatch(/^added (code that never runs|an early exit|a replaced assert)/);
   });
 
   it('does not report a marker that only moved, a new test, or the real assert module', () => {
@@ -93,13 +95,15 @@ describe('findTestTampering', () => {
     expect(findTestTampering(changed('tests/test_x.py', python, docstring))).toHaveLength(1);
   });
 
-  it('does not report a rewritten assertion', () => {
+  it('reports an existing assertion rewritten to expect something else (attack 01)', () => {
     const rewritten = changed(
       'tests/test_b.py',
       '    assert total == 3\n',
       '    assert total == 4\n',
     );
-    expect(findTestTampering(rewritten)).toEqual([]);
+    expect(findTestTampering(rewritten)).toEqual([
+      'changed an existing assertion in tests/test_b.py: assert total==3',
+    ]);
   });
 });
 

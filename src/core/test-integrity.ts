@@ -1,6 +1,14 @@
+import { tamperedObject } from './check-setup.js';
 import type { TestDiff } from './test-tree.js';
+import { findTestWeakening } from './test-weakening.js';
 
-export { readStartPoint, readTestDiff, type TestDiff } from './test-tree.js';
+export {
+  fingerprintChanges,
+  readStartPoint,
+  readTestDiff,
+  readTestFingerprint,
+  type TestDiff,
+} from './test-tree.js';
 export type { StartPoint } from './loop-types.js';
 export { globMatcher } from './glob.js';
 
@@ -69,6 +77,7 @@ export function findTestTampering(diff: TestDiff): string[] {
       `hid changes to ${file} from git (update-index --${flag}; ralph reads the file itself)`,
     );
   }
+  for (const file of diff.tampered ?? []) problems.push(tamperedObject(file));
   for (const { from, to } of diff.movedOut) {
     problems.push(`moved test file ${from} out of the tests (to ${to})`);
   }
@@ -86,6 +95,7 @@ export function findTestTampering(diff: TestDiff): string[] {
           .find((line) => added.pattern.test(line) && !oldLines.has(line)) ?? '';
       problems.push(`added ${what} in ${file}: ${example.slice(0, 120)}`);
     }
+    if (before !== '') problems.push(...findTestWeakening(file, old, now));
     const [lost, kept] = [assertions(old), assertions(now)];
     if (lost > kept) {
       problems.push(

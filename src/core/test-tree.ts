@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { lstat, readFile, readlink, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CheckRunner, StartPoint } from './loop-types.js';
+import { readVerifiedBlob, TAMPERED } from './base-files.js';
 import { globMatcher } from './glob.js';
 
 /**
@@ -38,6 +39,8 @@ export interface TestDiff {
   /** A test file whose content now lives only under a path the test globs do not match. */
   movedOut: { from: string; to: string }[];
   changed: TestFileChange[];
+  /** Test files whose base blob in .git/objects is not what its id says. */
+  tampered?: string[] | undefined;
 }
 
 /** undefined outside a git repository or before its first commit: nothing to compare with. */
@@ -109,6 +112,7 @@ export async function readTestDiff(
     hidden: [],
     movedOut: [],
     changed: [],
+    tampered: [],
   };
   const now = new Map<string, Buffer>();
   for (const file of new Set(splitNul(listed))) {
@@ -118,8 +122,12 @@ export async function readTestDiff(
     if (content !== undefined) now.set(file, content);
   }
   let renames: Map<string, string> | undefined;
-  const oldText = async (hash: string): Promise<string> =>
-    (await runner.git([...GIT, 'cat-file', 'blob', hash], cwd)) ?? '';
+  const oldText = async (hash: string, file: string): Promise<string> => {
+    const read = await readVerifiedBlob(runner, cwd, hash);
+    if (read !== TAMPERED) return read ?? '';
+    (diff.tampered ??= []).push(file);
+    return '';
+  };
   for (const [file, { mode, hash }] of base) {
     const content = now.get(file) ?? (await readDisk(join(root, file)));
     if (content === undefined) {
@@ -129,7 +137,7 @@ export async function readTestDiff(
       else if (moved === undefined) diff.deleted.push(file);
       else {
         const after = await readDisk(join(root, moved));
-        diff.changed.push({ file: moved, before: await oldText(hash), after: text(after) });
+        diff.changed.push({ file: moved, before: await oldText(hash, file), after: text(after) });
         now.delete(moved);
       }
       continue;
@@ -137,7 +145,7 @@ export async function readTestDiff(
     now.delete(file);
     if (mode === '160000' || blobHash(content, hash.length) === hash) continue;
     if (content.length > MAX_TEXT_BYTES) continue;
-    diff.changed.push({ file, before: await oldText(hash), after: text(content) });
+    diff.changed.push({ file, before: await oldText(hash, file), after: text(content) });
   }
   for (const [file, content] of now) {
     if (isTest(file) && content.length <= MAX_TEXT_BYTES) {
@@ -153,6 +161,38 @@ export async function readTestDiff(
     else if (tag !== tag.toUpperCase()) diff.hidden.push({ file, flag: 'assume-unchanged' });
   }
   return diff;
+}
+
+/**
+ * Every test file's content hash as it is on disk now: compared before and after the checks
+ * run, a difference means something swapped the tests only while they ran (attack 17).
+ */
+export async function readTestFingerprint(
+  runner: CheckRunner,
+  cwd: string,
+  globs: readonly string[],
+): Promise<Map<string, string>> {
+  const isTest = globMatcher(globs);
+  const [listed, top] = await Promise.all([
+    runner.git([...GIT, ...LISTED], cwd),
+    runner.git([...GIT, 'rev-parse', '--show-toplevel'], cwd),
+  ]);
+  const root = top?.trim() ?? cwd;
+  const fingerprint = new Map<string, string>();
+  for (const file of new Set(splitNul(listed).filter(isTest))) {
+    const content = await readDisk(join(root, file));
+    fingerprint.set(file, content === undefined ? '' : blobHash(content, 40));
+  }
+  return fingerprint;
+}
+
+/** The files whose hash differs between two fingerprints (added and removed ones too). */
+export function fingerprintChanges(
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+): string[] {
+  const names = new Set([...before.keys(), ...after.keys()]);
+  return [...names].filter((file) => before.get(file) !== after.get(file)).sort();
 }
 
 /**

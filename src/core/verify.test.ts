@@ -237,6 +237,31 @@ describe('verified completion', () => {
   });
 });
 
+describe('test files swapped while the checks run (attack 17)', () => {
+  it('rejects a claim when a test file differs after the checks from before them', async () => {
+    const dir = await loopDir();
+    await writeFile(join(dir, 'add.test.js'), 'assert(add(2, 3) === 5);\n');
+    const runner = fakeRunner({}, { 'ls-files': 'add.test.js\0' });
+    const shell = runner.shell.bind(runner);
+    runner.shell = async (command, options) => {
+      const result = await shell(command, options);
+      await writeFile(join(dir, 'add.test.js'), '// nothing to see\n');
+      return result;
+    };
+    const { events } = await run(
+      dir,
+      fakeAgent(dir, [pass('STORY-001')]),
+      { maxIterations: 1, verification: SETTINGS },
+      undefined,
+      { runCheck: runner },
+    );
+    expect(ofType(events, 'story_rejected').map((event) => event.reason)).toEqual([
+      'the iteration weakened the tests: test files changed while the checks ran: add.test.js',
+    ]);
+    expect(await passes(dir)).toMatchObject({ 'STORY-001': false });
+  });
+});
+
 describe('verification interrupted', () => {
   it('leaves the claim unverified, not rejected, when Ctrl+C kills the checks', async () => {
     const dir = await loopDir();

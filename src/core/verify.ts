@@ -20,6 +20,7 @@ import {
 } from './loop-types.js';
 import type { TestCounts } from './test-counts.js';
 import { findTestTampering, readTestDiff, type StartPoint } from './test-integrity.js';
+import { swappedTests, testFingerprint } from './swapped-tests.js';
 import {
   describeFailure,
   failed,
@@ -90,6 +91,7 @@ export async function verifyClaims(
     (id) => input.before.taskList.stories.find((each) => each.id === id)?.verify ?? [],
   );
   const integrity = await integrityProblems(ctx, settings, input.start, storyCommands);
+  const fingerprint = await testFingerprint(ctx, settings);
   let quality: Check[] | undefined;
   const accepted: string[] = [];
   const rejected: ClaimsVerdict['rejected'] = [];
@@ -114,6 +116,8 @@ export async function verifyClaims(
       quality ??= await runQualityChecks(ctx, settings);
       checks.push(...quality);
     }
+    const swapped = await swappedTests(ctx, settings, fingerprint);
+    if (swapped !== undefined) checks.push(swapped);
     if (!checks.some(failed) && story.allowTestChanges !== true && settings.testIntegrity) {
       const fewer = countsCheck(ctx, checks);
       if (fewer !== undefined) checks.push(fewer);

@@ -1,4 +1,5 @@
-import { mkdtemp } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -59,5 +60,29 @@ describe('checkRunner', () => {
     const outside = await mkdtemp(join(tmpdir(), 'ralph-nogit-'));
     expect(await runner.git(['rev-parse', '--verify', 'HEAD'], outside)).toBeUndefined();
     expect(await runner.git(['--version'], outside)).toMatch(/^git version/);
+  });
+
+  it('runs no program the repository config names: fsmonitor, hooks (attack 43)', async () => {
+    const repo = await mkdtemp(join(tmpdir(), 'ralph-fsmon-'));
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env });
+    git('init', '-q');
+    const marker = join(repo, 'ran');
+    const script = join(repo, '.git', 'fsmon.sh');
+    await writeFile(script, `#!/bin/sh\necho fsmonitor >> ${marker}\nexit 1\n`);
+    await chmod(script, 0o755);
+    await writeFile(
+      join(repo, '.git', 'hooks', 'post-index-change'),
+      `#!/bin/sh\necho hook >> ${marker}\n`,
+    );
+    await chmod(join(repo, '.git', 'hooks', 'post-index-change'), 0o755);
+    git('config', 'core.fsmonitor', script);
+    await writeFile(join(repo, 'a.txt'), 'a');
+    const runner = checkRunner({ env });
+    expect(await runner.git(['add', 'a.txt'], repo)).toBe('');
+    expect(await runner.git(['status', '--porcelain'], repo)).toBe('A  a.txt\n');
+    expect(await readFile(marker, 'utf8').catch(() => 'nothing ran')).toBe('nothing ran');
+    // The same repository does run them for a plain git: the test can fail.
+    git('status', '--porcelain');
+    expect(await readFile(marker, 'utf8')).toContain('fsmonitor');
   });
 });

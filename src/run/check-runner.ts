@@ -58,15 +58,48 @@ export function checkRunner(options: {
       };
     },
     async git(args, cwd) {
-      const result = await runToCompletion('git', args, {
+      const result = await runToCompletion('git', [...SAFE_GIT, ...args], {
         cwd,
-        env: options.env,
+        env: gitEnvironment(options.env),
         timeoutMs: 60_000,
         maxBuffer: 64 * 1024 * 1024,
       });
       return result.exitCode === 0 ? result.stdout : undefined;
     },
   };
+}
+
+/**
+ * Every git call ralph makes to judge a claim runs none of the programs a repository's config can
+ * name (attack 43: `core.fsmonitor` ran an agent's script, which started a process that swapped
+ * the test files while the checks ran): no fsmonitor, no hooks, no pager, no external diff or
+ * textconv, no credential prompt.
+ */
+export const SAFE_GIT: readonly string[] = [
+  '--no-pager',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.pager=cat',
+  '-c',
+  'diff.external=',
+  '-c',
+  'core.askPass=',
+  '-c',
+  'credential.helper=',
+];
+
+export function gitEnvironment(
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string | undefined> {
+  const kept = Object.fromEntries(
+    Object.entries(env).filter(
+      ([name]) => !['GIT_EXTERNAL_DIFF', 'GIT_PAGER', 'PAGER', 'GIT_SSH_COMMAND'].includes(name),
+    ),
+  );
+  return { ...kept, GIT_ASKPASS: '', SSH_ASKPASS: '', GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat' };
 }
 
 /**

@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { RUN_ID_VARIABLE, stopRunProcesses } from '../agents/orphans.js';
+import {
+  RUN_ID_VARIABLE,
+  stopRunProcesses,
+  stoppingLeftoversAfterEachSession,
+} from '../agents/orphans.js';
 import { runLoop, type LoopResult } from '../core/engine.js';
 import { codeHooks, composeHooks } from '../hooks/code-hooks.js';
 import { scriptHooks } from '../hooks/script-hooks.js';
@@ -113,7 +117,8 @@ async function runGuarded(plan: RunPlan, runId: string, warnings: string[]): Pro
       warnings: [...new Set([...plan.warnings, ...warnings])],
     };
     const result = await runLoop(guard === undefined ? unguarded : guard.apply(unguarded), {
-      agent: plan.agent,
+      // What the agent left running is stopped before ralph's checks run.
+      agent: stoppingLeftoversAfterEachSession(plan.agent, runId),
       reporters: reporters.all,
       clock,
       signal,
