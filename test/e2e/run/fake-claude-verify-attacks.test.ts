@@ -224,10 +224,11 @@ while [ "$p" -gt 1 ]; do
 done
 sleep 5`;
     await claim(loop, 1, killRalph, ['STORY-001']);
-    await loop.run(['run', '-n', '1', ...FAST]);
+    // Without the sandbox: inside it the agent's pid namespace does not hold ralph to kill.
+    await loop.run(['run', '-n', '1', '--no-sandbox', ...FAST]);
     expect(await passes(loop)).toEqual([true, false]);
     await loop.agent(2, { sh: 'true', jsonl: CLAIM('2') });
-    const second = await loop.run(['run', '-n', '1', ...FAST]);
+    const second = await loop.run(['run', '-n', '1', '--no-sandbox', ...FAST]);
     expect(second.stdout + second.stderr).toContain('marked passing without ralph');
     expect((await rejections(loop))[0]?.[1]).toMatch(/node --test test\/mul.test.js/);
     expect(await passes(loop)).toEqual([false, false]);
