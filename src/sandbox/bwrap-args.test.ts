@@ -24,6 +24,8 @@ describe('bwrapArgs', () => {
     ).toEqual([
       '--die-with-parent',
       '--unshare-pid',
+      '--cap-drop',
+      'ALL',
       '--ro-bind',
       '/',
       '/',

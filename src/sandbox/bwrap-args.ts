@@ -22,7 +22,9 @@ export function bwrapArgs(
   command: { file: string; args: readonly string[] },
   options: BwrapOptions,
 ): string[] {
-  const args = ['--die-with-parent', '--unshare-pid'];
+  // --cap-drop ALL: run as root (containers, CI), bubblewrap makes no user namespace and the
+  // command would keep CAP_SYS_ADMIN, enough to unmount every read-only or hiding mount below.
+  const args = ['--die-with-parent', '--unshare-pid', '--cap-drop', 'ALL'];
   if (options.newSession) args.push('--new-session');
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/dev/shm');
   for (const mount of policy.mounts) args.push(...mountArgs(mount));

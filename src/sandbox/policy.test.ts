@@ -71,6 +71,21 @@ describe('sandboxPolicy', () => {
     });
   });
 
+  it('pins .git and every folder down to a control path, so none can be renamed and replaced', () => {
+    const folders = new Set([...dirs, '/p/.git', '/p/.ralph', '/p/.ralph/f']);
+    const policy = sandboxPolicy(
+      input({ kindOf: (path) => (folders.has(path) ? 'dir' : kindOf(path)) }),
+    );
+    const binds = policy.mounts.filter((mount) => mount.kind === 'bind').map((m) => m.path);
+    // After the work tree's bind (which would cover them), before the read-only islands inside.
+    expect(binds.slice(binds.indexOf('/p'))).toEqual(['/p', '/p/.git', '/p/.ralph', '/p/.ralph/f']);
+    const firstReadOnly = policy.mounts.findIndex((mount) => mount.kind === 'ro-bind');
+    const lastPin = policy.mounts.findIndex(
+      (mount) => 'path' in mount && mount.path === '/p/.ralph/f',
+    );
+    expect(lastPin).toBeLessThan(firstReadOnly);
+  });
+
   it('keeps programs installed under the host /tmp visible (read-only) behind the private one', () => {
     const checkout = '/tmp/ci/main';
     const { mounts } = sandboxPolicy(
@@ -127,6 +142,16 @@ describe('isSecretVariable', () => {
     ['AWS_ACCESS_KEY_ID', true],
     ['STRIPE_API_KEY', true],
     ['SSH_AUTH_SOCK', true],
+    // What an outside attack found kept: personal tokens, keys and connection strings.
+    ['GITHUB_PAT', true],
+    ['OPENAI_KEY', true],
+    ['APIKEY', true],
+    ['DATABASE_URL', true],
+    ['SENTRY_DSN', true],
+    ['SLACK_WEBHOOK_URL', true],
+    ['STRIPE_SK', true],
+    ['DB_PASS', true],
+    ['AUTH_HEADER', true],
     ['ANTHROPIC_API_KEY', false],
     ['CLAUDE_CODE_OAUTH_TOKEN', false],
     ['RALPH_GUARD_TOKEN', false],

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /**
  * What the agent's process tree may see and change (issue 11, design.md §8), as an ordered list
@@ -120,6 +120,15 @@ export function sandboxPolicy(input: SandboxPolicyInput): SandboxPolicy {
       .filter(existing)
       .map((path) => bind('bind', path)),
   );
+  // A mount point cannot be renamed (EBUSY), but a folder that only holds mount points can: an
+  // agent that renames .git or a loop folder and puts a copy in its place gets a .git/config or
+  // hooks/ of its own, which git and the next run use outside the sandbox. So every folder from
+  // the work tree down to each protected path is bound onto itself (still writable).
+  mounts.push(
+    ...pinnedFolders(input)
+      .filter(existing)
+      .map((path) => bind('bind', path)),
+  );
   const readOnly = [
     join(input.agentStateDir, 'settings.json'),
     ...input.gitDirs.flatMap((dir) => [join(dir, 'hooks'), join(dir, 'config')]),
@@ -146,7 +155,7 @@ export function sandboxPolicy(input: SandboxPolicyInput): SandboxPolicy {
 
 /** Names that hold credentials by convention (GITHUB_TOKEN, DB_PASSWORD, AWS_SECRET_ACCESS_KEY, …). */
 const SECRET_NAME =
-  /(^|_)(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|ACCESS_KEY_ID|PRIVATE_KEY|CREDENTIALS)(_|$)|^SSH_AUTH_SOCK$/i;
+  /(^|_)(TOKEN|SECRET|PASSWORD|PASSWD|PASS|PAT|KEY|APIKEY|API_KEY|ACCESS_KEY|ACCESS_KEY_ID|PRIVATE_KEY|PRIVATEKEY|CREDENTIALS|DSN|WEBHOOK|WEBHOOK_URL|AUTH|AUTH_HEADER|SK)(_|$)|^(SSH_AUTH_SOCK|DATABASE_URL|[A-Z0-9_]*CONNECTION_STRING)$/i;
 
 /**
  * Whether a variable is a credential the agent's tools must not see. The agent CLI's own stay:
@@ -164,6 +173,21 @@ export function isSecretVariable(name: string, allNames: readonly string[] = [])
 /** The project's `.env*` files at its top that hold secrets (`.env.example` is documentation). */
 export function isSecretEnvFile(name: string): boolean {
   return /^\.env(\..+)?$/.test(name) && name !== '.env.example';
+}
+
+/** The folders between the work tree and each git folder or control path inside it. */
+function pinnedFolders(input: SandboxPolicyInput): string[] {
+  const root = input.projectRoot;
+  const folders: string[] = [];
+  for (const path of [...input.gitDirs, ...input.controlPaths]) {
+    if (!path.startsWith(`${root}/`)) continue;
+    const start = input.gitDirs.includes(path) ? path : dirname(path);
+    for (let folder = start; folder.startsWith(`${root}/`); folder = dirname(folder)) {
+      folders.push(folder);
+    }
+  }
+  // Outer folders first: a bind of a folder would cover binds made inside it before.
+  return unique(folders).sort((a, b) => a.length - b.length);
 }
 
 function bind(kind: 'bind' | 'ro-bind', path: string): Mount {

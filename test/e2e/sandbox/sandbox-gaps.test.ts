@@ -104,3 +104,57 @@ describeNeeding(tool('bwrap'), 'ralph sandbox: the gaps of the first sandbox', (
     expect(existsSync(left)).toBe(false);
   });
 });
+
+/**
+ * What the outside attack of the second sandbox got through, replayed the same way: as root the
+ * command kept CAP_SYS_ADMIN and unmounted the hiding and read-only mounts; as anyone, renaming
+ * .git or the loop folder and putting a copy in its place gave it a git config and hook scripts
+ * of its own, which ran outside the sandbox later.
+ */
+describeNeeding(tool('bwrap'), 'ralph sandbox: what the second attack got through', () => {
+  beforeAll(() => {
+    const root = realpathSync(mkdtempSync('/var/tmp/ralph-sandbox-attack-'));
+    repo = join(root, 'repo');
+    home = join(root, 'home');
+    execFileSync('git', ['init', '-q', '-b', 'feature/gaps', repo]);
+    mkdirSync(home);
+    write(join(repo, '.env'), 'TOP=sk-top-secret\n');
+    write(join(repo, '.ralph', 'feature-gaps', 'prd.json'), '{"userStories":[]}\n');
+    write(join(repo, '.ralph', 'feature-gaps', 'config.yaml'), 'maxIterations: 3\n');
+  });
+  afterAll(() => {
+    rmSync(dirname(repo), { recursive: true, force: true });
+  });
+
+  it('keeps no capability, so even root cannot unmount what hides or protects', async () => {
+    const run = await sandboxed(
+      'grep CapEff /proc/self/status; umount -l .env 2>/dev/null; cat .env; ' +
+        'umount -l .git/config 2>/dev/null; echo "[x]" >> .git/config 2>/dev/null || echo ro',
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('CapEff:\t0000000000000000');
+    expect(run.stdout).not.toContain('sk-top-secret');
+    expect(run.stdout).toContain('ro');
+  });
+
+  it('refuses to rename .git, the loop folder or .ralph (a copy put in their place)', async () => {
+    const run = await sandboxed(
+      'for d in .git .ralph/feature-gaps .ralph; do mv "$d" "$d-old" 2>/dev/null && echo "moved $d"; done; echo done',
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).not.toContain('moved');
+    expect(run.stdout).toContain('done');
+    expect(existsSync(join(repo, '.git', 'HEAD'))).toBe(true);
+    expect(existsSync(join(repo, '.ralph', 'feature-gaps', 'config.yaml'))).toBe(true);
+  });
+
+  it('removes personal tokens, keys and connection strings from the environment', async () => {
+    const run = await sandboxed('env', {
+      GITHUB_PAT: 'pat-secret',
+      DATABASE_URL: 'postgres://u:db-secret@h/d',
+      OPENAI_KEY: 'key-secret',
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).not.toMatch(/pat-secret|db-secret|key-secret/);
+  });
+});
