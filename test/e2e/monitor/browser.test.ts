@@ -100,11 +100,11 @@ describeNeeding(CHROMIUM_NEEDED, 'web dashboard in chromium', () => {
     await state('RUNNING').waitFor();
     expect(await page.textContent('#stat-iteration')).toBe('2/20');
     // The first HTML is the server's ("as of page load"); the live feed connects after it.
-    await page.waitForFunction(
-      "document.querySelector('#connection')?.textContent === 'live'",
-      undefined,
-      { timeout: 10_000 },
-    );
+    // (A locator, not waitForFunction: the page's CSP forbids evaluating a string.)
+    await page
+      .locator('#connection')
+      .filter({ hasText: /^live$/ })
+      .waitFor({ timeout: 10_000 });
     expect(await page.locator('#loops a.selected').textContent()).toContain(
       '.ralph/feature-fake-loop',
     );
