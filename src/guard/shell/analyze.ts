@@ -88,6 +88,15 @@ const SHADOWED = new Set([
 
 const SCOPES = new Set(['subshell', 'command_substitution', 'process_substitution']);
 
+/** A declaration command with no names, only listing flags: it prints variables, sets none. */
+function printsAllVariables(node: SyntaxNode): boolean {
+  const keyword = node.child(0)?.text ?? '';
+  if (!['export', 'declare', 'typeset', 'readonly', 'local'].includes(keyword)) return false;
+  return node.namedChildren.every(
+    (child: SyntaxNode) => child.type === 'word' && /^-[xpr]+$/.test(child.text),
+  );
+}
+
 function walk(node: SyntaxNode, state: WalkState, judge: Judge): void {
   switch (node.type) {
     case 'command':
@@ -108,6 +117,16 @@ function walk(node: SyntaxNode, state: WalkState, judge: Judge): void {
     case 'variable_assignment':
       onAssignment(node, state, judge);
       return;
+    case 'declaration_command':
+      // `export`, `export -p`, `declare`, `declare -x`, `typeset -p` alone: every variable.
+      if (printsAllVariables(node)) {
+        judge.deny(
+          'environment',
+          `\`${node.text}\` prints the environment, which holds the credentials of the agent's own CLI; print the one variable you need`,
+        );
+        return;
+      }
+      break;
     case 'function_definition': {
       // A function named cd (or builtin, command) changes what every later `cd` does.
       const name = node.childForFieldName('name')?.text ?? '';

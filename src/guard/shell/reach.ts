@@ -90,7 +90,7 @@ export function judgeReach(command: SimpleCommand, judge: Judge): boolean {
     );
     return true;
   }
-  if (name === 'printenv' || (name === 'set' && args.length === 0) || exportsAll(command)) {
+  if (printsEnvironment(command) || (name === 'set' && args.length === 0) || exportsAll(command)) {
     judge.deny(
       'environment',
       `\`${shown(command)}\` prints the environment, which holds the credentials of the agent's own CLI; print the one variable you need`,
@@ -111,6 +111,23 @@ export function judgeReach(command: SimpleCommand, judge: Judge): boolean {
     return true;
   }
   return false;
+}
+
+/**
+ * `printenv` alone prints every variable; `printenv NAME…` only those named, which is what the
+ * deny's own advice asks for, unless one of them is a credential (or its value is unknown).
+ */
+function printsEnvironment(command: SimpleCommand): boolean {
+  if (command.name !== 'printenv') return false;
+  const names = command.args.map((arg) => valueOf(arg)).filter((value) => value !== '-0');
+  if (names.length === 0) return true;
+  return names.some(
+    (value) =>
+      value === undefined ||
+      value.startsWith('-') ||
+      SECRET_VARIABLE.test(`$${value}`) ||
+      /^(ANTHROPIC|CLAUDE)_/.test(value),
+  );
 }
 
 /** `export -p`, `export` alone, `declare -x`/`-p` alone: every exported variable. */
