@@ -1,34 +1,18 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { deflateSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gitOnlyRunner, ISOLATED_GIT_ENV } from '../../test/git-check-runner.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { gitBlobId, readBaseFiles, readVerifiedBlob, TAMPERED } from './base-files.js';
-import type { CheckRunner } from './loop-types.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
-/** A real git, counting its calls: the point of readBaseFiles is how few there are. */
-function countingRunner(): CheckRunner & { calls: string[][] } {
-  const calls: string[][] = [];
-  return {
-    calls,
-    shell: () => Promise.reject(new Error('no shell here')),
-    git: (args, cwd) => {
-      calls.push([...args]);
-      return new Promise((done) => {
-        execFile('git', [...args], { cwd, env }, (error, stdout) => {
-          done(error === null ? stdout : undefined);
-        });
-      });
-    },
-  };
-}
+const env = ISOLATED_GIT_ENV;
 
 async function repo(): Promise<{ dir: string; commit: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'ralph-base-files-'));
@@ -53,7 +37,7 @@ describe('readBaseFiles', () => {
     await writeFile(join(dir, 'package.json'), '{"scripts":{"test":"exit 0"}}\n');
     await writeFile(join(dir, 'pytest.ini'), '[pytest]\n');
     await rm(join(dir, '.cargo/config.toml'));
-    const runner = countingRunner();
+    const runner = gitOnlyRunner();
     const files = ['.npmrc', 'package.json', 'pytest.ini', '.cargo/config.toml', 'jest.config.js'];
     const base = await readBaseFiles(runner, dir, commit, files);
     expect(await base.difference('.npmrc')).toBeUndefined();
@@ -91,7 +75,7 @@ describe('readBaseFiles', () => {
       deflateSync(Buffer.concat([Buffer.from(`blob ${fake.length}\0`), fake])),
     );
     await writeFile(join(dir, 'package.json'), fake);
-    const base = await readBaseFiles(countingRunner(), dir, commit, ['package.json']);
+    const base = await readBaseFiles(gitOnlyRunner(), dir, commit, ['package.json']);
     // git itself hands out the forged bytes; ralph does not take them.
     expect(run('cat-file', 'blob', blob)).toBe(fake.toString().trim());
     expect(await base.difference('package.json')).toEqual({ now: fake.toString() });
@@ -105,7 +89,7 @@ describe('readBaseFiles', () => {
       .toString()
       .trim();
     const before = await readdir(dir);
-    const text = await readVerifiedBlob(countingRunner(), dir, blob);
+    const text = await readVerifiedBlob(gitOnlyRunner(), dir, blob);
     expect(text).not.toBe(TAMPERED);
     expect(text).toContain('caf');
     expect(await readdir(dir)).toEqual(before);

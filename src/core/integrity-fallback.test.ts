@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ISOLATED_GIT_ENV, realGit } from '../../test/git-check-runner.js';
 import { fakeAgent, loopDir, pass, run, type Step } from '../../test/fixtures/core/engine-fakes.js';
 import { integrityStateFile } from '../state/integrity-store.js';
 import { loopStateDir } from '../state/user-state.js';
@@ -19,23 +20,18 @@ const SETTINGS: VerificationSettings = {
   pivotAfterRejections: 0,
   parkAfterRejections: 0,
 };
-const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+const env = ISOLATED_GIT_ENV;
 const TEST =
   'test("adds", () => {\n  assert.equal(add(2, 3), 5);\n  assert.equal(add(1, 1), 2);\n});\n';
 
-const realGit: CheckRunner = {
+const checks: CheckRunner = {
   shell: (command, { cwd }) =>
     new Promise((done) => {
       execFile('bash', ['-c', command], { cwd, env }, (error, stdout) => {
         done({ exitCode: error === null ? 0 : 1, timedOut: false, durationMs: 1, output: stdout });
       });
     }),
-  git: (args, cwd) =>
-    new Promise((done) => {
-      execFile('git', [...args], { cwd, env }, (error, stdout) => {
-        done(error === null ? stdout : undefined);
-      });
-    }),
+  git: realGit,
 };
 
 const git = (dir: string, ...args: string[]) =>
@@ -69,11 +65,11 @@ describe('the integrity base when integrity.json is gone', () => {
   it('comes from the ref ralph keeps', async () => {
     const { dir, stateDir } = await project();
     const options = { maxIterations: 1, verification: SETTINGS, stateDir };
-    await run(dir, fakeAgent(dir, [idle]), options, undefined, { runCheck: realGit });
+    await run(dir, fakeAgent(dir, [idle]), options, undefined, { runCheck: checks });
     await weaken(dir);
     await rm(integrityStateFile(stateDir, dir));
     const { events } = await run(dir, fakeAgent(dir, [pass('STORY-001')]), options, undefined, {
-      runCheck: realGit,
+      runCheck: checks,
     });
     expect(said(events, 'warning').join('\n')).toMatch(/integrity record for this loop is missing/);
     expect(said(events, 'story_rejected')).toEqual([
@@ -84,12 +80,12 @@ describe('the integrity base when integrity.json is gone', () => {
   it('comes from the newest verified evidence, loudly, when the ref is gone too', async () => {
     const { dir, stateDir } = await project();
     const options = { maxIterations: 1, verification: SETTINGS, stateDir };
-    await run(dir, fakeAgent(dir, [pass('STORY-001')]), options, undefined, { runCheck: realGit });
+    await run(dir, fakeAgent(dir, [pass('STORY-001')]), options, undefined, { runCheck: checks });
     await weaken(dir);
     await rm(integrityStateFile(stateDir, dir));
     git(dir, 'update-ref', '-d', `refs/ralph/integrity/${basename(loopStateDir(stateDir, dir))}`);
     const { events } = await run(dir, fakeAgent(dir, [pass('STORY-002')]), options, undefined, {
-      runCheck: realGit,
+      runCheck: checks,
     });
     expect(said(events, 'warning').join('\n')).toMatch(/^WARNING: .* newest verified check/m);
     expect(said(events, 'story_rejected')).toEqual([

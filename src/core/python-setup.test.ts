@@ -1,10 +1,10 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { gitOnlyRunner, ISOLATED_GIT_ENV } from '../../test/git-check-runner.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findCheckSetupChanges } from './check-setup.js';
-import type { CheckRunner } from './loop-types.js';
 import { modulesRunBy } from './python-setup.js';
 
 const dirs: string[] = [];
@@ -12,16 +12,8 @@ afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
-const runner: CheckRunner = {
-  shell: () => Promise.reject(new Error('no shell here')),
-  git: (args, cwd) =>
-    new Promise((done) => {
-      execFile('git', [...args], { cwd, env }, (error, stdout) => {
-        done(error === null ? stdout : undefined);
-      });
-    }),
-};
+const env = ISOLATED_GIT_ENV;
+const runner = gitOnlyRunner();
 
 async function put(dir: string, files: Record<string, string>): Promise<void> {
   for (const [name, text] of Object.entries(files)) {

@@ -1,9 +1,10 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gitOnlyRunner, ISOLATED_GIT_ENV } from '../../test/git-check-runner.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CheckRunner, StartPoint } from './loop-types.js';
+import type { StartPoint } from './loop-types.js';
 import { readBaseFiles } from './base-files.js';
 import {
   executablesRunBy,
@@ -18,16 +19,8 @@ afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
-const runner: CheckRunner = {
-  shell: () => Promise.reject(new Error('no shell here')),
-  git: (args, cwd) =>
-    new Promise((done) => {
-      execFile('git', [...args], { cwd, env }, (error, stdout) => {
-        done(error === null ? stdout : undefined);
-      });
-    }),
-};
+const env = ISOLATED_GIT_ENV;
+const runner = gitOnlyRunner();
 
 const PYPROJECT = '[project]\nname = "x"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n';
 

@@ -1,9 +1,9 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gitOnlyRunner, ISOLATED_GIT_ENV } from '../../test/git-check-runner.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CheckRunner } from './loop-types.js';
 import { findTestTampering } from './test-integrity.js';
 import { blobHash, readStartPoint, readTestDiff } from './test-tree.js';
 
@@ -19,19 +19,11 @@ afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+const env = ISOLATED_GIT_ENV;
 const git = (cwd: string, ...args: string[]): string =>
   execFileSync('git', args, { cwd, env, encoding: 'utf8' });
 
-const runner: CheckRunner = {
-  shell: () => Promise.reject(new Error('no shell here')),
-  git: (args, cwd) =>
-    new Promise((done) => {
-      execFile('git', [...args], { cwd, env, maxBuffer: 1 << 24 }, (error, stdout) => {
-        done(error === null ? stdout : undefined);
-      });
-    }),
-};
+const runner = gitOnlyRunner();
 
 async function repo(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'ralph-test-tree-'));
